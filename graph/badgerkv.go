@@ -59,9 +59,17 @@ type badgerKV struct {
 	// until endGroup commits them as one (see Group).
 	group map[string]*entry
 
-	// failAfter, when > 0, makes commit stop after writing that many data
-	// entries, as a crash would (tests only).
+	// recovered records that open rolled back an interrupted commit.
+	recovered bool
+	// broken is set when a failed commit could not be rolled back; every
+	// later write returns it.
+	broken error
+
+	// Test hooks: failAfter, when > 0, makes a commit stop after writing
+	// that many data entries and return as if the process had died there;
+	// onWrite is called when a commit starts writing its data entries.
 	failAfter int
+	onWrite   func(entries int)
 }
 
 var _ flat.KV = (*badgerKV)(nil)
@@ -122,11 +130,15 @@ func (k *badgerKV) recover() error {
 	if pending <= committed && k.db.MaxVersion() <= committed {
 		return nil
 	}
+	k.recovered = true
+	k.wmu.Lock()
+	defer k.wmu.Unlock()
 	return k.rollback(committed)
 }
 
 // rollback restores every key whose newest version is above committed to
-// its value at committed, and commits that as a new transaction.
+// its value at committed, and commits that as a new transaction. The caller
+// holds k.wmu.
 func (k *badgerKV) rollback(committed uint64) error {
 	entries := make(map[string]*entry)
 	latest := k.db.NewTransactionAt(math.MaxUint64, false)
@@ -161,9 +173,7 @@ func (k *badgerKV) rollback(committed uint64) error {
 			entries[string(lastKey)] = &entry{val: val}
 		}
 	}
-	k.wmu.Lock()
-	defer k.wmu.Unlock()
-	return k.commit(entries)
+	return k.write(entries)
 }
 
 type entry struct {
@@ -178,8 +188,28 @@ func putMarker(txn *badger.Txn, key []byte, ts uint64) error {
 }
 
 // commit writes entries atomically as described at the top of the file.
+// If the write fails midway, the entries that reached Badger are rolled
+// back at once (they would become visible with the next commit otherwise).
 // The caller holds k.wmu.
 func (k *badgerKV) commit(entries map[string]*entry) error {
+	if k.broken != nil {
+		return k.broken
+	}
+	err := k.write(entries)
+	if err == nil || errors.Is(err, errSimulatedCrash) {
+		return err
+	}
+	k.mu.Lock()
+	committed := k.readTs
+	k.mu.Unlock()
+	if rerr := k.rollback(committed); rerr != nil {
+		k.broken = fmt.Errorf("badger kv: a failed commit could not be rolled back; reopen the store: %w", rerr)
+	}
+	return err
+}
+
+// write performs the three steps of a commit.
+func (k *badgerKV) write(entries map[string]*entry) error {
 	ts := k.nextTs
 	k.nextTs++
 
@@ -197,10 +227,14 @@ func (k *badgerKV) commit(entries map[string]*entry) error {
 		keys = append(keys, key)
 	}
 	sort.Strings(keys) // sorted keys make Badger's memtable inserts cheaper
+	if k.onWrite != nil {
+		k.onWrite(len(keys))
+	}
 	wb := k.db.NewWriteBatchAt(ts)
 	for i, key := range keys {
 		if k.failAfter > 0 && i >= k.failAfter {
-			wb.Cancel()
+			// Like a crash: what the batch committed so far stays.
+			wb.Flush()
 			return errSimulatedCrash
 		}
 		e := entries[key]

@@ -1,0 +1,55 @@
+# molgraph — the Makefile is what CI runs (.ci/run calls `make test`).
+# Every target installs what is missing first: Debian packages through apt,
+# Go modules through the module proxy.
+
+GO       ?= go
+BIN      := bin/molgraph
+ADDR     ?= :8080
+DATA     ?= ./data
+FUZZTIME ?= 20s
+# Debian packages the build and the tests use: RDKit and InChI for package
+# chem (cgo), Vina and Open Babel for docking, rapper to check our Turtle.
+APT_PKGS := build-essential librdkit-dev libinchi-dev libboost-dev autodock-vina openbabel raptor2-utils
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build run test bench fuzz vet fmt clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:" $$missing; \
+		$(SUDO) apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+	@$(GO) mod download
+
+build: deps
+	$(GO) build -o $(BIN) ./cmd/molgraph
+
+run: build
+	./$(BIN) serve --addr $(ADDR) --data-dir $(DATA)
+
+vet: deps
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt: files above need formatting"; exit 1; }
+
+test: vet
+	$(GO) test -timeout 25m ./...
+
+# Benchmarks: one pass each (the load benchmark writes 1,000,000 quads).
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./...
+
+# Every fuzz target of every package for FUZZTIME each.
+fuzz: deps
+	@for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
+
+clean:
+	rm -rf bin
