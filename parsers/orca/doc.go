@@ -1,0 +1,16 @@
+// Package orca parses ORCA 3.x–6.x output files into a qm.Calculation in
+// one streaming pass with bounded memory, tolerant of truncated and failed
+// runs.
+//
+// Conventions: the SCF energy is the "Total Energy" of the TOTAL SCF ENERGY
+// block (without dispersion corrections, as cclib's scfenergies); the
+// translational and rotational modes ORCA lists as 0.00 cm⁻¹ are dropped
+// from Frequencies; dipole components are converted from atomic units with
+// qm.AtomicUnitDipoleToDebye; rotational constants come from the MHz line
+// (or the cm⁻¹ line in old versions). ORCA prints no method name, so Method
+// is taken from the simple-input keywords ("! B3LYP def2-SVP Opt") and
+// falls back to "HF" when the Hamiltonian section says Hartree-Fock.
+//
+// There is no maintained Go library for ORCA output; cclib (Python) is the
+// reference this parser is tested against.
+package orca

@@ -1,0 +1,18 @@
+// Package psi4 parses Psi4 output files (1.x, and the 4.0 betas) into a
+// qm.Calculation in one streaming pass with bounded memory, tolerant of
+// truncated and failed runs.
+//
+// Conventions: the SCF energy of each solution is the "@<ref> Final
+// Energy" line; in finite-difference frequency runs (FINDIF) only the first
+// (reference-geometry) SCF solution and geometry are kept, the displaced
+// ones are skipped; dipoles printed in atomic units are converted with
+// qm.AtomicUnitDipoleToDebye; rotational constants come from the MHz line,
+// with the infinite A constant of linear molecules ("****") stored as 0 as
+// Gaussian prints it; ZPE is the "Correction ZPE" (Eh) and enthalpy and
+// Gibbs energy the "Total H"/"Total G" lines. The version string tolerates
+// Debian's build header ("Git: Rev {} zzzzzzz"): it is read from the
+// "Psi4 1.3.2 release" line.
+//
+// There is no maintained Go library for Psi4 output; cclib (Python) is the
+// reference this parser is tested against.
+package psi4

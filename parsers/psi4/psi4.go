@@ -1,0 +1,640 @@
+package psi4
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/molgraph/molgraph/parsers/qm"
+)
+
+// Parser is the Psi4 entry of a qm.Table.
+type Parser struct{}
+
+// Program returns qm.Psi4.
+func (Parser) Program() qm.Program { return qm.Psi4 }
+
+// Parse parses a Psi4 output file; see the package comment.
+func (Parser) Parse(r io.Reader) (*qm.Calculation, error) { return Parse(r) }
+
+// Parse reads a Psi4 output file from r. Errors: qm.ErrNoResults when
+// nothing Psi4-like was found, or the read error of r (wrapped, with the
+// partial calculation).
+func Parse(r io.Reader) (*qm.Calculation, error) {
+	p := &parser{c: &qm.Calculation{Program: qm.Psi4}}
+	ln := qm.NewLines(r)
+	for ln.Next() {
+		p.line(ln.Bytes())
+	}
+	p.finish()
+	c := p.c
+	if n := ln.Truncated(); n > 0 {
+		c.Warn(fmt.Sprintf("%d over-long lines cut to %d bytes", n, qm.MaxLine))
+	}
+	if err := ln.Err(); err != nil {
+		return c, fmt.Errorf("psi4: parse: read line %d: %w", ln.N(), err)
+	}
+	if c.Empty() {
+		return nil, fmt.Errorf("psi4: parse: %w", qm.ErrNoResults)
+	}
+	return c, nil
+}
+
+type section int
+
+const (
+	secNone section = iota
+	secInput
+	secGeom
+	secOrbitals
+	secMulliken
+	secDipole
+)
+
+type findif int
+
+const (
+	noFindif findif = iota
+	findifFirst
+	findifSkip
+)
+
+type parser struct {
+	c      *qm.Calculation
+	sec    section
+	fields [][]byte
+
+	inputDashes int
+	geom        qm.Geometry
+	geomScale   float64
+	geomRows    bool
+
+	fd        findif
+	fdHaveSCF bool // the reference-geometry SCF of a FINDIF run was read
+
+	scfPending bool
+	scfConv    bool
+	scfIters   int
+	reference  string
+	functional string
+
+	orbKind  string // current sub-list: docc, socc, virt, aocc, avirt, bocc, bvirt
+	orb      map[string][]float64
+	mull     []float64
+	dipAU    [3]float64
+	dipN     int
+	freqs    []float64
+	irs      []float64
+	optSteps int
+	optDone  bool
+	isOpt    bool
+	cpu      float64
+	haveCPU  bool
+}
+
+func (p *parser) skipping() bool { return p.fd == findifSkip }
+
+func (p *parser) line(b []byte) {
+	t := bytes.TrimSpace(b)
+	switch p.sec {
+	case secInput:
+		if bytes.HasPrefix(t, []byte("-----")) {
+			p.inputDashes++
+			if p.inputDashes >= 2 {
+				p.sec = secNone
+			}
+			return
+		}
+		p.inputLine(t)
+		return
+	case secGeom:
+		if p.geomLine(t) {
+			return
+		}
+		p.endGeom()
+	case secOrbitals:
+		if p.orbLine(t) {
+			return
+		}
+		p.endOrbitals()
+	case secMulliken:
+		fs := qm.Fields(t, p.fields)
+		p.fields = fs
+		if len(fs) >= 3 {
+			if _, ok := qm.ParseInt(fs[0]); ok {
+				if v, ok := qm.ParseFloat(fs[len(fs)-1]); ok && len(p.mull) < 1<<20 {
+					p.mull = append(p.mull, v)
+				}
+				return
+			}
+		}
+		if bytes.HasPrefix(t, []byte("Center")) {
+			return
+		}
+		if !p.skipping() && len(p.mull) > 0 {
+			p.c.MullikenCharges = p.mull
+		}
+		p.sec = secNone
+	case secDipole:
+		if len(t) == 0 {
+			return
+		}
+		p.sec = secNone
+		x, ok1 := qm.FloatAfter(t, "X:")
+		y, ok2 := qm.FloatAfter(t, "Y:")
+		z, ok3 := qm.FloatAfter(t, "Z:")
+		tot, ok4 := qm.FloatAfter(t, "Total:")
+		if ok1 && ok2 && ok3 && !p.skipping() {
+			if !ok4 {
+				tot = math.Sqrt(x*x + y*y + z*z)
+			}
+			p.c.Dipole = &qm.Dipole{X: x, Y: y, Z: z, Total: tot}
+		}
+		return
+	}
+	if len(t) == 0 {
+		return
+	}
+
+	switch t[0] {
+	case '@':
+		switch {
+		case bytes.Contains(t, []byte(" iter ")):
+			if !p.scfPending {
+				p.scfPending, p.scfConv, p.scfIters = true, false, 0
+				if p.fd == findifFirst && p.fdHaveSCF {
+					p.fd = findifSkip // a displaced geometry's SCF starts
+				}
+			}
+			p.scfIters++
+		case bytes.Contains(t, []byte("Final Energy:")):
+			p.scfEnergy(t)
+		}
+	case '=':
+		switch {
+		case bytes.HasPrefix(t, []byte("==> Input File <==")):
+			p.sec = secInput
+			p.inputDashes = 0
+		case bytes.HasPrefix(t, []byte("=> Composite Functional:")):
+			f := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(t[len("=> Composite Functional:"):])), "<="))
+			if p.functional == "" && f != "" {
+				p.functional = f
+			}
+		case bytes.HasPrefix(t, []byte("==> Harmonic Vibrational Analysis <==")):
+			p.freqs, p.irs = nil, nil
+			p.c.AddJob(qm.JobFrequency)
+		case bytes.HasPrefix(t, []byte("==> Convergence Check <==")):
+			p.optSteps++
+		}
+	case 'G':
+		if bytes.HasPrefix(t, []byte("Geometry (in ")) {
+			p.startGeom(t)
+		}
+	case 'F':
+		switch {
+		case bytes.HasPrefix(t, []byte("Freq [cm^-1]")):
+			for _, f := range qm.Fields(t[len("Freq [cm^-1]"):], p.fields) {
+				neg := 1.0
+				if n := len(f); n > 1 && f[n-1] == 'i' {
+					f, neg = f[:n-1], -1
+				}
+				if v, ok := qm.ParseFloat(f); ok && len(p.freqs) < 1<<20 {
+					p.freqs = append(p.freqs, neg*v)
+				}
+			}
+		case bytes.HasPrefix(t, []byte("Final optimized geometry")):
+			p.optDone = true
+		case bytes.Equal(t, []byte("FINDIF")):
+			if p.fd == noFindif {
+				p.fd = findifFirst
+				p.fdHaveSCF = len(p.c.SCF) > 0
+			}
+		}
+	case 'I':
+		if bytes.HasPrefix(t, []byte("IR activ [km/mol]")) {
+			p.irs = qm.Floats(qm.Fields(t[len("IR activ [km/mol]"):], p.fields), p.irs)
+		}
+	case 'O':
+		switch {
+		case bytes.HasPrefix(t, []byte("Orbital Energies")):
+			p.sec = secOrbitals
+			p.orb = map[string][]float64{}
+			p.orbKind = ""
+		case bytes.HasPrefix(t, []byte("OPTKING")):
+			p.isOpt = true
+			p.c.AddJob(qm.JobOptimization)
+		case bytes.HasPrefix(t, []byte("Optimizer: Did not converge")):
+			p.c.Warn("optimization did not converge")
+		}
+	case 'C':
+		switch {
+		case bytes.HasPrefix(t, []byte("Charge       =")):
+			if v, ok := intAfter(t, "="); ok {
+				p.c.Charge = qm.Int(v)
+			}
+		case bytes.HasPrefix(t, []byte("Correction ZPE")):
+			if v, ok := beforeUnit(t, "[Eh]"); ok {
+				p.c.Thermo.ZPE = qm.Float(v)
+			}
+		case bytes.HasPrefix(t, []byte("Could not converge")):
+			p.c.Warn(string(t))
+		}
+	case 'M':
+		switch {
+		case bytes.HasPrefix(t, []byte("Multiplicity =")):
+			if v, ok := intAfter(t, "="); ok {
+				p.c.Multiplicity = qm.Int(v)
+			}
+		case bytes.HasPrefix(t, []byte("Mulliken Charges:")):
+			p.sec = secMulliken
+			p.mull = nil
+		}
+	case 'B':
+		if bytes.HasPrefix(t, []byte("Basis Set:")) && p.c.BasisSet == "" {
+			p.c.BasisSet = strings.TrimSpace(string(t[len("Basis Set:"):]))
+		}
+	case 'E':
+		if bytes.HasPrefix(t, []byte("Energy and wave function converged")) || bytes.HasPrefix(t, []byte("Energy converged")) {
+			p.scfConv = true
+		}
+	case 'R':
+		if bytes.HasPrefix(t, []byte("Rotational constants:")) && bytes.HasSuffix(t, []byte("[MHz]")) && !p.skipping() {
+			p.rotConsts(t)
+		}
+	case 'D':
+		switch {
+		case bytes.HasPrefix(t, []byte("Dipole Moment: [D]")) || bytes.HasPrefix(t, []byte("Dipole Moment: (Debye)")):
+			p.sec = secDipole
+		case bytes.HasPrefix(t, []byte("Dipole X")), bytes.HasPrefix(t, []byte("Dipole Y")), bytes.HasPrefix(t, []byte("Dipole Z")):
+			// Psi4 ≥ 1.4 multipole table: the last column is the total in e·a0.
+			fs := qm.Fields(t, p.fields)
+			p.fields = fs
+			if len(fs) >= 4 {
+				if v, ok := qm.ParseFloat(fs[len(fs)-1]); ok {
+					k := int(t[7] - 'X')
+					if k >= 0 && k < 3 {
+						p.dipAU[k] = v
+						p.dipN |= 1 << k
+					}
+					if p.dipN == 7 && !p.skipping() {
+						d := &qm.Dipole{X: p.dipAU[0] * qm.AtomicUnitDipoleToDebye, Y: p.dipAU[1] * qm.AtomicUnitDipoleToDebye,
+							Z: p.dipAU[2] * qm.AtomicUnitDipoleToDebye}
+						d.Total = math.Sqrt(d.X*d.X + d.Y*d.Y + d.Z*d.Z)
+						p.c.Dipole = d
+						p.dipN = 0
+					}
+				}
+			}
+		}
+	case 'T':
+		switch {
+		case bytes.HasPrefix(t, []byte("Total H, Enthalpy at")):
+			if v, ok := beforeUnit(t, "[Eh]"); ok {
+				p.c.Thermo.Enthalpy = qm.Float(v)
+			}
+			if v, ok := qm.FloatAfter(t, "at"); ok {
+				p.c.Thermo.Temperature = qm.Float(v)
+			}
+		case bytes.HasPrefix(t, []byte("Total G, Free enthalpy at")):
+			if v, ok := beforeUnit(t, "[Eh]"); ok {
+				p.c.Thermo.Gibbs = qm.Float(v)
+			}
+		case bytes.HasPrefix(t, []byte("Translational S")) && bytes.Contains(t, []byte("P = ")):
+			if v, ok := qm.FloatAfter(t, "P = "); ok {
+				p.c.Thermo.Pressure = qm.Float(v / 101325)
+			}
+		}
+	case 'P':
+		switch {
+		case bytes.HasPrefix(t, []byte("Psi4 wall time for execution:")):
+			if s, ok := hms(t[len("Psi4 wall time for execution:"):]); ok {
+				p.c.WallTime = qm.Float(s)
+			}
+		case (bytes.HasPrefix(t, []byte("Psi4 ")) || bytes.HasPrefix(t, []byte("PSI "))) && p.c.ProgramVersion == "":
+			p.version(t)
+		}
+	case 'u':
+		if bytes.HasPrefix(t, []byte("user time")) {
+			if v, ok := qm.FloatAfter(t, "="); ok {
+				p.cpu, p.haveCPU = v, true // cumulative over the run
+			}
+		}
+	case '*':
+		switch {
+		case bytes.Contains(t, []byte("Optimization is complete")):
+			p.optDone = true
+		case bytes.Contains(t, []byte("exiting successfully")):
+			p.c.NormalTermination = true
+		}
+	}
+	if bytes.HasSuffix(t, []byte(" Reference")) && len(t) < 16 {
+		p.setReference(t)
+	}
+	if bytes.Contains(t, []byte("Psi4 encountered an error")) || bytes.HasPrefix(t, []byte("PsiException")) {
+		p.c.Warn(string(t))
+	}
+}
+
+func (p *parser) setReference(t []byte) {
+	fs := qm.Fields(t, p.fields)
+	p.fields = fs
+	if len(fs) == 2 && p.reference == "" {
+		p.reference = string(fs[0])
+		if strings.HasPrefix(p.reference, "U") {
+			p.c.Unrestricted = true
+		}
+	}
+}
+
+func (p *parser) inputLine(t []byte) {
+	s := strings.ToLower(string(t))
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		s = s[:i]
+	}
+	switch {
+	case strings.Contains(s, "optimize(") || strings.Contains(s, "opt("):
+		p.c.AddJob(qm.JobOptimization)
+		p.isOpt = true
+	}
+	if strings.Contains(s, "frequency(") || strings.Contains(s, "frequencies(") || strings.Contains(s, "freq(") || strings.Contains(s, "hessian(") {
+		p.c.AddJob(qm.JobFrequency)
+	}
+	if strings.Contains(s, "energy(") {
+		p.c.AddJob(qm.JobEnergy)
+	}
+}
+
+func (p *parser) startGeom(t []byte) {
+	p.sec = secGeom
+	p.geom = nil
+	p.geomRows = false
+	p.geomScale = 1
+	if bytes.Contains(t, []byte("(in Bohr)")) {
+		p.geomScale = qm.BohrToAngstrom
+	}
+	if v, ok := intAfter(t, "charge ="); ok {
+		p.c.Charge = qm.Int(v)
+	}
+	if v, ok := intAfter(t, "multiplicity ="); ok {
+		p.c.Multiplicity = qm.Int(v)
+	}
+}
+
+// geomLine consumes a line of a geometry block; false ends the block.
+func (p *parser) geomLine(t []byte) bool {
+	if len(t) == 0 {
+		return !p.geomRows
+	}
+	if bytes.HasPrefix(t, []byte("Center")) || bytes.HasPrefix(t, []byte("---")) {
+		return !p.geomRows
+	}
+	fs := qm.Fields(t, p.fields)
+	p.fields = fs
+	if len(fs) < 4 {
+		return false
+	}
+	z, ok := qm.AtomicNumber(strings.TrimPrefix(string(fs[0]), "Gh("))
+	x, ok1 := qm.ParseFloat(fs[1])
+	y, ok2 := qm.ParseFloat(fs[2])
+	zc, ok3 := qm.ParseFloat(fs[3])
+	if !ok || !ok1 || !ok2 || !ok3 || len(p.geom) > 100000 {
+		return false
+	}
+	p.geomRows = true
+	p.geom = append(p.geom, qm.Atom{AtomicNumber: z, X: x * p.geomScale, Y: y * p.geomScale, Z: zc * p.geomScale})
+	return true
+}
+
+func (p *parser) endGeom() {
+	p.sec = secNone
+	g := p.geom
+	p.geom = nil
+	if len(g) == 0 || p.skipping() || p.fd == findifFirst && p.fdHaveSCF {
+		return
+	}
+	if n := len(p.c.Geometries); n > 0 && same(p.c.Geometries[n-1], g) {
+		return
+	}
+	p.c.Geometries = append(p.c.Geometries, g)
+}
+
+func same(a, b qm.Geometry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].AtomicNumber != b[i].AtomicNumber || math.Abs(a[i].X-b[i].X) > 1e-6 ||
+			math.Abs(a[i].Y-b[i].Y) > 1e-6 || math.Abs(a[i].Z-b[i].Z) > 1e-6 {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *parser) scfEnergy(t []byte) {
+	v, ok := qm.FloatAfter(t, "Final Energy:")
+	if !ok {
+		return
+	}
+	if p.skipping() {
+		p.scfPending, p.scfConv, p.scfIters = false, false, 0
+		return
+	}
+	p.c.SCF = append(p.c.SCF, qm.SCF{Energy: qm.Float(v), Converged: p.scfConv || !p.scfPending, Iterations: p.scfIters})
+	p.scfPending, p.scfConv, p.scfIters = false, false, 0
+	if p.fd == findifFirst {
+		p.fdHaveSCF = true
+	}
+}
+
+// orbLine consumes a line of the orbital-energy section; false ends it.
+func (p *parser) orbLine(t []byte) bool {
+	switch {
+	case len(t) == 0, bytes.HasPrefix(t, []byte("---")):
+		return true
+	case bytes.HasPrefix(t, []byte("Doubly Occupied:")):
+		p.orbKind = "docc"
+		return true
+	case bytes.HasPrefix(t, []byte("Singly Occupied:")):
+		p.orbKind = "socc"
+		return true
+	case bytes.HasPrefix(t, []byte("Virtual:")):
+		p.orbKind = "virt"
+		return true
+	case bytes.HasPrefix(t, []byte("Alpha Occupied:")):
+		p.orbKind = "aocc"
+		return true
+	case bytes.HasPrefix(t, []byte("Alpha Virtual:")):
+		p.orbKind = "avirt"
+		return true
+	case bytes.HasPrefix(t, []byte("Beta Occupied:")):
+		p.orbKind = "bocc"
+		return true
+	case bytes.HasPrefix(t, []byte("Beta Virtual:")):
+		p.orbKind = "bvirt"
+		return true
+	}
+	if p.orbKind == "" {
+		return false
+	}
+	fs := qm.Fields(t, p.fields)
+	p.fields = fs
+	if len(fs) < 2 || len(fs)%2 != 0 {
+		return false
+	}
+	for i := 1; i < len(fs); i += 2 {
+		v, ok := qm.ParseFloat(fs[i])
+		if !ok {
+			return false
+		}
+		if len(p.orb[p.orbKind]) < 1<<20 {
+			p.orb[p.orbKind] = append(p.orb[p.orbKind], v)
+		}
+	}
+	return true
+}
+
+func (p *parser) endOrbitals() {
+	p.sec = secNone
+	if p.skipping() || len(p.orb) == 0 {
+		return
+	}
+	o := &qm.Orbitals{}
+	if a := len(p.orb["aocc"]); a > 0 || len(p.orb["avirt"]) > 0 {
+		o.Energies = [][]float64{cat(p.orb["aocc"], p.orb["avirt"]), cat(p.orb["bocc"], p.orb["bvirt"])}
+		o.HOMO = []int{a - 1, len(p.orb["bocc"]) - 1}
+		p.c.Unrestricted = true
+	} else {
+		d, s := len(p.orb["docc"]), len(p.orb["socc"])
+		e := cat(cat(p.orb["docc"], p.orb["socc"]), p.orb["virt"])
+		o.Energies = [][]float64{e}
+		o.HOMO = []int{d + s - 1}
+		if s > 0 { // restricted open shell: β has only the doubly occupied ones
+			o.Energies = append(o.Energies, e)
+			o.HOMO = append(o.HOMO, d-1)
+		}
+	}
+	p.c.Orbitals = o
+}
+
+func cat(a, b []float64) []float64 {
+	out := make([]float64, 0, len(a)+len(b))
+	return append(append(out, a...), b...)
+}
+
+func (p *parser) rotConsts(t []byte) {
+	rc := make([]float64, 0, 3)
+	for _, k := range []string{"A =", "B =", "C ="} {
+		i := bytes.Index(t, []byte(k))
+		if i < 0 {
+			return
+		}
+		fs := qm.Fields(t[i+len(k):], p.fields)
+		p.fields = fs
+		if len(fs) == 0 {
+			return
+		}
+		if bytes.HasPrefix(fs[0], []byte("***")) {
+			rc = append(rc, 0) // infinite (linear molecule)
+			continue
+		}
+		v, ok := qm.ParseFloat(fs[0])
+		if !ok {
+			return
+		}
+		rc = append(rc, v*qm.MHzToGHz)
+	}
+	p.c.RotationalConstants = rc
+}
+
+func (p *parser) version(t []byte) {
+	fs := qm.Fields(t, p.fields)
+	p.fields = fs
+	if len(fs) < 3 {
+		return
+	}
+	// "Psi4 1.7 release", "Psi4 1.2.1 release", "PSI 4.0.0-beta5 Driver"
+	if string(fs[0]) == "Psi4" && (string(fs[2]) == "release" || string(fs[2]) == "Driver") {
+		p.c.ProgramVersion = string(fs[1])
+	} else if string(fs[0]) == "PSI" && string(fs[2]) == "Driver" {
+		p.c.ProgramVersion = string(fs[1])
+	}
+}
+
+func (p *parser) finish() {
+	switch p.sec {
+	case secGeom:
+		p.endGeom()
+	case secOrbitals:
+		p.endOrbitals()
+	}
+	c := p.c
+	if p.scfPending && !p.skipping() {
+		c.SCF = append(c.SCF, qm.SCF{Converged: false, Iterations: p.scfIters})
+	}
+	switch {
+	case p.functional != "":
+		c.Method = p.functional
+	case strings.HasSuffix(p.reference, "HF"):
+		c.Method = "HF"
+	}
+	if p.isOpt {
+		c.Optimization = &qm.Optimization{Converged: p.optDone, Steps: p.optSteps}
+	}
+	if len(p.freqs) > 0 {
+		c.Frequencies = p.freqs
+		if len(p.irs) == len(p.freqs) {
+			c.IRIntensities = p.irs
+		}
+	}
+	if len(c.JobTypes) == 0 && len(c.SCF) > 0 {
+		c.AddJob(qm.JobEnergy)
+	}
+	if p.haveCPU {
+		c.CPUTime = qm.Float(p.cpu)
+	}
+}
+
+func intAfter(t []byte, marker string) (int, bool) {
+	i := bytes.Index(t, []byte(marker))
+	if i < 0 {
+		return 0, false
+	}
+	fs := qm.Fields(t[i+len(marker):], nil)
+	if len(fs) == 0 {
+		return 0, false
+	}
+	return qm.ParseInt(bytes.TrimRight(fs[0], ",:"))
+}
+
+// beforeUnit returns the number just before the unit marker.
+func beforeUnit(t []byte, unit string) (float64, bool) {
+	i := bytes.Index(t, []byte(unit))
+	if i < 0 {
+		return 0, false
+	}
+	fs := qm.Fields(t[:i], nil)
+	if len(fs) == 0 {
+		return 0, false
+	}
+	return qm.ParseFloat(fs[len(fs)-1])
+}
+
+// hms reads "0:00:46.28" (hours:minutes:seconds).
+func hms(b []byte) (float64, bool) {
+	parts := strings.Split(strings.TrimSpace(string(b)), ":")
+	if len(parts) != 3 {
+		return 0, false
+	}
+	total := 0.0
+	for i, m := range []float64{3600, 60, 1} {
+		v, ok := qm.ParseFloat([]byte(parts[i]))
+		if !ok {
+			return 0, false
+		}
+		total += v * m
+	}
+	return total, true
+}

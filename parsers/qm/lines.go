@@ -1,0 +1,174 @@
+package qm
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+)
+
+// MaxLine is the longest line Lines returns; longer lines are cut to this
+// length (and counted in Truncated), so memory stays bounded whatever the input.
+const MaxLine = 64 << 10
+
+// Lines reads a log line by line with bounded memory. It is the reader every
+// program parser uses: bufio.Scanner stops at the first over-long line, Lines
+// cuts it and goes on.
+type Lines struct {
+	r         *bufio.Reader
+	line      []byte
+	buf       []byte
+	n         int
+	truncated int
+	bytes     int64
+	err       error
+	done      bool
+}
+
+// NewLines returns a Lines reading from r.
+func NewLines(r io.Reader) *Lines {
+	if br, ok := r.(*bufio.Reader); ok && br.Size() >= MaxLine {
+		return &Lines{r: br}
+	}
+	return &Lines{r: bufio.NewReaderSize(r, MaxLine)}
+}
+
+// Next advances to the next line; it returns false at the end of input or on a read error.
+func (l *Lines) Next() bool {
+	if l.done {
+		return false
+	}
+	b, err := l.r.ReadSlice('\n')
+	l.bytes += int64(len(b))
+	if errors.Is(err, bufio.ErrBufferFull) {
+		// Keep the first MaxLine bytes, skip the rest of the line.
+		l.buf = append(l.buf[:0], b...)
+		l.truncated++
+		for errors.Is(err, bufio.ErrBufferFull) {
+			b, err = l.r.ReadSlice('\n')
+			l.bytes += int64(len(b))
+		}
+		b = l.buf
+	}
+	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+		l.done = true
+		if err != io.EOF {
+			l.err = err
+		}
+		if len(b) == 0 {
+			return false
+		}
+	}
+	b = bytes.TrimRight(b, "\r\n")
+	l.line = b
+	l.n++
+	return true
+}
+
+// Bytes returns the current line without its line ending; valid until the next call to Next.
+func (l *Lines) Bytes() []byte { return l.line }
+
+// Text returns the current line as a string.
+func (l *Lines) Text() string { return string(l.line) }
+
+// N returns the 1-based number of the current line.
+func (l *Lines) N() int { return l.n }
+
+// BytesRead returns the number of input bytes consumed so far.
+func (l *Lines) BytesRead() int64 { return l.bytes }
+
+// Truncated returns how many lines were longer than MaxLine and were cut.
+func (l *Lines) Truncated() int { return l.truncated }
+
+// Err returns the first read error other than io.EOF.
+func (l *Lines) Err() error { return l.err }
+
+// Fields splits b around runs of ASCII white space, appending to dst[:0]; it
+// allocates only when dst is too small.
+func Fields(b []byte, dst [][]byte) [][]byte {
+	dst = dst[:0]
+	i := 0
+	for i < len(b) {
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
+		j := i
+		for j < len(b) && !isSpace(b[j]) {
+			j++
+		}
+		dst = append(dst, b[i:j])
+		i = j
+	}
+	return dst
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'
+}
+
+// ParseFloat parses a decimal number as programs print it, accepting Fortran
+// exponents (1.0D-03) and rejecting NaN and infinities.
+func ParseFloat(b []byte) (float64, bool) {
+	if len(b) == 0 || len(b) > 64 {
+		return 0, false
+	}
+	var tmp [64]byte
+	s := tmp[:0]
+	for _, c := range b {
+		switch {
+		case c == 'D' || c == 'd':
+			c = 'e'
+		case (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E':
+		default:
+			return 0, false
+		}
+		s = append(s, c)
+	}
+	v, err := strconv.ParseFloat(string(s), 64)
+	if err != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// ParseInt parses a decimal integer.
+func ParseInt(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	v, err := strconv.Atoi(string(b))
+	if err != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// FloatAfter parses the first number in the fields that follow the first
+// occurrence of marker in line.
+func FloatAfter(line []byte, marker string) (float64, bool) {
+	i := bytes.Index(line, []byte(marker))
+	if i < 0 {
+		return 0, false
+	}
+	var tmp [8][]byte
+	for _, f := range Fields(line[i+len(marker):], tmp[:0]) {
+		if v, ok := ParseFloat(f); ok {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// Floats parses every field of fs that is a number, appending to dst.
+func Floats(fs [][]byte, dst []float64) []float64 {
+	for _, f := range fs {
+		if v, ok := ParseFloat(f); ok {
+			dst = append(dst, v)
+		}
+	}
+	return dst
+}
