@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/cayleygraph/quad"
 	hkv "github.com/hidal-go/hidalgo/kv"
 	"github.com/hidal-go/hidalgo/kv/flat"
+	"github.com/molgraph/molgraph/graph/rdfio"
 )
 
 // Errors returned by Store methods, wrapped with the operation.
@@ -392,8 +392,8 @@ func (s *Store) PutGraphs(ctx context.Context, graphs []NamedGraph, progress fun
 	return nil
 }
 
-// Graph returns the quads of the named graph g sorted by subject,
-// predicate and object, or ErrNotFound.
+// Graph returns the quads of the named graph g in N-Triples order
+// (rdfio.SortQuads), or ErrNotFound.
 func (s *Store) Graph(ctx context.Context, g quad.IRI) ([]quad.Quad, error) {
 	var out []quad.Quad
 	err := s.Match(ctx, Pattern{Label: g}, func(q quad.Quad) error {
@@ -406,7 +406,7 @@ func (s *Store) Graph(ctx context.Context, g quad.IRI) ([]quad.Quad, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("graph %s: %w", g, ErrNotFound)
 	}
-	SortQuads(out)
+	rdfio.SortQuads(out)
 	return out, nil
 }
 
@@ -613,28 +613,4 @@ func (s *Store) Stats(ctx context.Context) (quads, nodes int64, err error) {
 	defer s.mmu.RUnlock()
 	st, err := s.qs.Stats(ctx, false)
 	return st.Quads.Size, st.Nodes.Size, err
-}
-
-// SortQuads sorts quads by label, subject, predicate and object, comparing
-// terms by their N-Quads form.
-func SortQuads(qs []quad.Quad) {
-	key := func(v quad.Value) string {
-		if v == nil {
-			return ""
-		}
-		return v.String()
-	}
-	sort.Slice(qs, func(i, j int) bool {
-		a, b := qs[i], qs[j]
-		if c := strings.Compare(key(a.Label), key(b.Label)); c != 0 {
-			return c < 0
-		}
-		if c := strings.Compare(key(a.Subject), key(b.Subject)); c != 0 {
-			return c < 0
-		}
-		if c := strings.Compare(key(a.Predicate), key(b.Predicate)); c != 0 {
-			return c < 0
-		}
-		return key(a.Object) < key(b.Object)
-	})
 }
