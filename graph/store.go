@@ -466,20 +466,35 @@ const rdfType = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 
 var errStop = errors.New("stop")
 
-// Match calls fn for every quad matching p until fn returns an error. The
-// error errStop-like sentinels of callers are returned as is. Quads are
-// found through an index on the most selective bound term.
+// Match calls fn for every quad matching p until fn returns an error,
+// which Match returns. Quads are found through an index on the most
+// selective bound term. The matches are read under the store's read lock
+// and fn is called after it is released, so fn may call Match again (the
+// query engines join that way) while a writer waits; the price is that a
+// scan's matches are held in memory at once.
 func (s *Store) Match(ctx context.Context, p Pattern, fn func(quad.Quad) error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
+	var buf []quad.Quad
 	s.mmu.RLock()
-	defer s.mmu.RUnlock()
-	err := s.match(ctx, p, fn)
-	if err == errStop {
+	err := s.match(ctx, p, func(q quad.Quad) error {
+		buf = append(buf, q)
 		return nil
+	})
+	s.mmu.RUnlock()
+	if err != nil {
+		return err
 	}
-	return err
+	for _, q := range buf {
+		if err := fn(q); err != nil {
+			if err == errStop {
+				return nil
+			}
+			return err
+		}
+	}
+	return ctx.Err()
 }
 
 type boundDir struct {

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+)
+
+// errHelp is returned after -h printed the flags.
+var errHelp = errors.New("help requested")
+
+// option is one setting: a flag and the environment variable behind it.
+type option struct {
+	flag, env, def, help string
+}
+
+// dataDirOption is shared by "serve" and "keys".
+func dataDirOption() option {
+	return option{"data-dir", "MOLGRAPH_DATA_DIR", "./data", "data directory: graph, blobs, keys.json, bootstrap-key"}
+}
+
+func serveOptions() []option {
+	return []option{
+		{"addr", "MOLGRAPH_ADDR", ":8080", "listen address (host:port)"},
+		dataDirOption(),
+		{"base-iri", "MOLGRAPH_BASE_IRI", "http://localhost:8080/", "base of resource IRIs (<base>id/<kind>/<id>) and problem types"},
+		{"store", "MOLGRAPH_STORE", "badger", "graph backend: badger (persistent, <data-dir>/graph) or memory"},
+		{"sync-writes", "MOLGRAPH_SYNC_WRITES", "false", "fsync every graph commit (badger)"},
+		{"max-body", "MOLGRAPH_MAX_BODY", "64MiB", "largest request body (bytes; KiB/MiB/GiB or kB/MB/GB suffixes)"},
+		{"max-json-body", "MOLGRAPH_MAX_JSON_BODY", "1MiB", "largest JSON request body"},
+		{"read-header-timeout", "MOLGRAPH_READ_HEADER_TIMEOUT", "10s", "time to read request headers"},
+		{"read-timeout", "MOLGRAPH_READ_TIMEOUT", "5m", "time to read a whole request, body included"},
+		{"write-timeout", "MOLGRAPH_WRITE_TIMEOUT", "10m", "time to write a response (bounds exports)"},
+		{"idle-timeout", "MOLGRAPH_IDLE_TIMEOUT", "2m", "keep-alive idle time"},
+		{"shutdown-timeout", "MOLGRAPH_SHUTDOWN_TIMEOUT", "30s", "grace period for in-flight requests on SIGTERM/SIGINT"},
+		{"log-level", "MOLGRAPH_LOG_LEVEL", "info", "debug, info, warn or error"},
+		{"log-format", "MOLGRAPH_LOG_FORMAT", "json", "json or text (logs go to stderr)"},
+	}
+}
+
+// settings are parsed option values, by flag name.
+type settings struct {
+	vals map[string]string
+	src  map[string]string // where each value came from, for error messages
+}
+
+// parseOptions parses args against opts: flag value, else environment
+// variable, else default. It returns the remaining positional arguments.
+func parseOptions(name string, opts []option, extra func(*flag.FlagSet), args []string, stderr io.Writer, getenv env) (settings, []string, error) {
+	fs := flag.NewFlagSet("molgraph "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	ptrs := map[string]*string{}
+	for _, o := range opts {
+		ptrs[o.flag] = fs.String(o.flag, o.def, fmt.Sprintf("%s (env %s)", o.help, o.env))
+	}
+	if extra != nil {
+		extra(fs)
+	}
+	// Flags may come before and after positional arguments.
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return settings{}, nil, errHelp
+			}
+			return settings{}, nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	s := settings{vals: map[string]string{}, src: map[string]string{}}
+	for _, o := range opts {
+		v, src := *ptrs[o.flag], "flag --"+o.flag
+		if !set[o.flag] {
+			if ev, ok := getenv(o.env); ok && ev != "" {
+				v, src = ev, o.env
+			} else {
+				src = "default of --" + o.flag
+			}
+		}
+		s.vals[o.flag], s.src[o.flag] = v, src
+	}
+	return s, rest, nil
+}
+
+func (s settings) str(name string) string { return s.vals[name] }
+
+func (s settings) bytes(name string) (int64, error) {
+	n, err := humanize.ParseBytes(s.vals[name])
+	if err != nil || n == 0 || n > math.MaxInt64 {
+		return 0, fmt.Errorf("%w: %s: %q is not a positive size such as 64MiB", errUsage, s.src[name], s.vals[name])
+	}
+	return int64(n), nil
+}
+
+func (s settings) duration(name string) (time.Duration, error) {
+	d, err := time.ParseDuration(s.vals[name])
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%w: %s: %q is not a positive duration such as 30s", errUsage, s.src[name], s.vals[name])
+	}
+	return d, nil
+}
+
+func (s settings) boolean(name string) (bool, error) {
+	switch strings.ToLower(s.vals[name]) {
+	case "1", "true", "yes", "on":
+		return true, nil
+	case "0", "false", "no", "off", "":
+		return false, nil
+	}
+	return false, fmt.Errorf("%w: %s: %q is not a boolean", errUsage, s.src[name], s.vals[name])
+}
+
+func (s settings) oneOf(name string, allowed ...string) (string, error) {
+	v := strings.ToLower(s.vals[name])
+	for _, a := range allowed {
+		if v == a {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s: %q is not one of %s", errUsage, s.src[name], s.vals[name], strings.Join(allowed, ", "))
+}
+
+// serveConfig is the typed configuration of "serve".
+type serveConfig struct {
+	addr, dataDir, baseIRI, store  string
+	syncWrites                     bool
+	maxBody, maxJSONBody           int64
+	readHeaderTimeout, readTimeout time.Duration
+	writeTimeout, idleTimeout      time.Duration
+	shutdownTimeout                time.Duration
+	logLevel                       slog.Level
+	logFormat                      string
+	apiKey                         string // MOLGRAPH_API_KEY, env only
+}
+
+func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, error) {
+	s, rest, err := parseOptions("serve", serveOptions(), nil, args, stderr, getenv)
+	if err != nil {
+		return serveConfig{}, err
+	}
+	if len(rest) > 0 {
+		return serveConfig{}, fmt.Errorf("%w: unexpected arguments %q", errUsage, rest)
+	}
+	c := serveConfig{addr: s.str("addr"), dataDir: s.str("data-dir"), baseIRI: s.str("base-iri")}
+	c.apiKey, _ = getenv("MOLGRAPH_API_KEY")
+	if c.dataDir == "" {
+		return c, fmt.Errorf("%w: %s is empty", errUsage, s.src["data-dir"])
+	}
+	if u, err := url.Parse(c.baseIRI); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, fmt.Errorf("%w: %s: %q is not an absolute http(s) URL", errUsage, s.src["base-iri"], c.baseIRI)
+	}
+	if !strings.HasSuffix(c.baseIRI, "/") {
+		c.baseIRI += "/"
+	}
+	var errs []error
+	collect := func(err error) { errs = append(errs, err) }
+	var e error
+	c.store, e = s.oneOf("store", "badger", "memory")
+	collect(e)
+	c.syncWrites, e = s.boolean("sync-writes")
+	collect(e)
+	c.maxBody, e = s.bytes("max-body")
+	collect(e)
+	c.maxJSONBody, e = s.bytes("max-json-body")
+	collect(e)
+	c.readHeaderTimeout, e = s.duration("read-header-timeout")
+	collect(e)
+	c.readTimeout, e = s.duration("read-timeout")
+	collect(e)
+	c.writeTimeout, e = s.duration("write-timeout")
+	collect(e)
+	c.idleTimeout, e = s.duration("idle-timeout")
+	collect(e)
+	c.shutdownTimeout, e = s.duration("shutdown-timeout")
+	collect(e)
+	c.logFormat, e = s.oneOf("log-format", "json", "text")
+	collect(e)
+	if err := c.logLevel.UnmarshalText([]byte(s.str("log-level"))); err != nil {
+		collect(fmt.Errorf("%w: %s: %q is not one of debug, info, warn, error", errUsage, s.src["log-level"], s.str("log-level")))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return c, err
+	}
+	if c.maxJSONBody > c.maxBody {
+		return c, fmt.Errorf("%w: max-json-body (%d) exceeds max-body (%d)", errUsage, c.maxJSONBody, c.maxBody)
+	}
+	return c, nil
+}
+
+func newLogger(w io.Writer, c serveConfig) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: c.logLevel}
+	if c.logFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+)
+
+func envOf(m map[string]string) env {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestServeConfigDefaults(t *testing.T) {
+	c, err := loadServeConfig(nil, io.Discard, envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := serveConfig{addr: ":8080", dataDir: "./data", baseIRI: "http://localhost:8080/", store: "badger",
+		maxBody: 64 << 20, maxJSONBody: 1 << 20, readHeaderTimeout: 10 * time.Second, readTimeout: 5 * time.Minute,
+		writeTimeout: 10 * time.Minute, idleTimeout: 2 * time.Minute, shutdownTimeout: 30 * time.Second,
+		logLevel: slog.LevelInfo, logFormat: "json"}
+	if c != want {
+		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
+	}
+}
+
+func TestServeConfigPrecedence(t *testing.T) {
+	e := envOf(map[string]string{
+		"MOLGRAPH_ADDR": "127.0.0.1:9000", "MOLGRAPH_DATA_DIR": "/srv/mg", "MOLGRAPH_MAX_BODY": "10MB",
+		"MOLGRAPH_MAX_JSON_BODY": "2KiB", "MOLGRAPH_STORE": "Memory", "MOLGRAPH_LOG_LEVEL": "debug",
+		"MOLGRAPH_API_KEY": "k", "MOLGRAPH_SYNC_WRITES": "yes", "MOLGRAPH_WRITE_TIMEOUT": "1h",
+	})
+	c, err := loadServeConfig([]string{"--addr", ":7000", "--max-body=1048576"}, io.Discard, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.addr != ":7000" || c.dataDir != "/srv/mg" || c.maxBody != 1<<20 || c.maxJSONBody != 2048 ||
+		c.store != "memory" || c.logLevel != slog.LevelDebug || c.apiKey != "k" || !c.syncWrites || c.writeTimeout != time.Hour {
+		t.Fatalf("got %+v", c)
+	}
+	// 10MB is decimal: 10,000,000 bytes.
+	c, err = loadServeConfig(nil, io.Discard, e)
+	if err != nil || c.maxBody != 10_000_000 {
+		t.Fatalf("env max body: %d %v", c.maxBody, err)
+	}
+}
+
+func TestServeConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+	}{
+		{"bad store", []string{"--store", "postgres"}, nil},
+		{"bad size", nil, map[string]string{"MOLGRAPH_MAX_BODY": "lots"}},
+		{"zero size", []string{"--max-body", "0"}, nil},
+		{"bad duration", []string{"--read-timeout", "5"}, nil},
+		{"negative duration", []string{"--idle-timeout", "-1s"}, nil},
+		{"bad level", nil, map[string]string{"MOLGRAPH_LOG_LEVEL": "loud"}},
+		{"bad base", []string{"--base-iri", "example.org"}, nil},
+		{"json over body", []string{"--max-body", "1KiB", "--max-json-body", "2KiB"}, nil},
+		{"unknown flag", []string{"--port", "1"}, nil},
+		{"positional", []string{"extra"}, nil},
+		{"bad bool", nil, map[string]string{"MOLGRAPH_SYNC_WRITES": "maybe"}},
+	}
+	for _, tt := range tests {
+		_, err := loadServeConfig(tt.args, io.Discard, envOf(tt.env))
+		if !errors.Is(err, errUsage) {
+			t.Errorf("%s: err = %v, want a usage error", tt.name, err)
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+
+	"github.com/molgraph/molgraph/auth"
+	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/handlers"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// serve runs the HTTP service until ctx is cancelled (SIGINT/SIGTERM),
+// then shuts down cleanly: /readyz turns 503, in-flight requests get
+// shutdown-timeout to finish, the store is closed.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
+	cfg, err := loadServeConfig(args, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(stderr, cfg)
+
+	keys, err := auth.Open(cfg.dataDir, auth.Options{})
+	if err != nil {
+		return err
+	}
+	if err := bootstrapKey(keys, cfg.apiKey, cfg.baseIRI, stdout, log); err != nil {
+		return err
+	}
+
+	store, err := openStore(cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Error("closing the graph store", "error", err)
+		}
+	}()
+
+	h, err := handlers.New(handlers.Config{
+		BaseIRI:      cfg.baseIRI,
+		MaxBodyBytes: cfg.maxBody,
+		MaxJSONBytes: cfg.maxJSONBody,
+		Keys:         keys,
+		Store:        store,
+		Logger:       log,
+		Version:      version,
+	})
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: cfg.readHeaderTimeout,
+		ReadTimeout:       cfg.readTimeout,
+		WriteTimeout:      cfg.writeTimeout,
+		IdleTimeout:       cfg.idleTimeout,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.dataDir, "store", cfg.store,
+		"base_iri", cfg.baseIRI, "version", version)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	stopSignals(ctx) // a second signal now kills the process
+	log.Info("shutting down", "grace", cfg.shutdownTimeout.String())
+	h.BeginShutdown()
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	log.Info("shutdown complete")
+	return nil
+}
+
+// openStore opens the configured graph backend.
+func openStore(cfg serveConfig) (*graph.Store, error) {
+	opt := graph.Options{SyncWrites: cfg.syncWrites}
+	if cfg.store == "memory" {
+		return graph.OpenMemory(opt)
+	}
+	return graph.Open(cfg.dataDir, opt)
+}
+
+// bootstrapKey creates the first admin key on a fresh data directory and
+// prints a generated token once.
+func bootstrapKey(keys *auth.Keyring, apiKey, baseIRI string, stdout io.Writer, log *slog.Logger) error {
+	b, err := keys.Bootstrap(apiKey)
+	if err != nil {
+		return fmt.Errorf("MOLGRAPH_API_KEY: %w", err)
+	}
+	switch {
+	case b.Created && b.Token != "":
+		fmt.Fprintf(stdout, `
+================================================================================
+molgraph: created the bootstrap admin API key. It is shown only this once:
+
+    %s
+
+It is also saved in %s (mode 0600). Use it as:
+
+    curl -H "Authorization: Bearer $(cat %s)" %sv1/keys
+
+Create narrower keys with "molgraph keys create" or POST /v1/keys.
+================================================================================
+
+`, b.Token, b.File, b.File, baseIRI)
+		log.Info("bootstrap admin key created", "key_id", b.Key.ID, "file", b.File)
+	case b.Created:
+		log.Info("bootstrap admin key set from MOLGRAPH_API_KEY", "key_id", b.Key.ID)
+	case apiKey != "":
+		if _, err := keys.Authenticate(apiKey); err != nil {
+			log.Warn("MOLGRAPH_API_KEY is ignored: keys already exist and it is not one of them (or is revoked/expired)",
+				"reason", err.Error())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,227 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/molgraph/molgraph/auth"
+	"github.com/molgraph/molgraph/graph"
+)
+
+// Errors of the HTTP layer itself; handlers wrap them (fmt.Errorf with %w)
+// or use badRequest / invalidInput to attach field errors.
+var (
+	// ErrBadRequest: a missing or invalid field value or query parameter (400).
+	ErrBadRequest = errors.New("bad request")
+	// ErrMalformedJSON: the body is not well-formed JSON (400).
+	ErrMalformedJSON = errors.New("malformed json")
+	// ErrUnauthorized: no bearer token was sent (401).
+	ErrUnauthorized = errors.New("missing bearer token")
+	// ErrNotFound: no route or resource at this path (404).
+	ErrNotFound = errors.New("not found")
+	// ErrMethodNotAllowed: the path exists but not for this method (405).
+	ErrMethodNotAllowed = errors.New("method not allowed")
+	// ErrNotAcceptable: no representation matches the Accept header (406).
+	ErrNotAcceptable = errors.New("not acceptable")
+	// ErrConflict: the request conflicts with the resource's state (409).
+	ErrConflict = errors.New("conflict")
+	// ErrBodyTooLarge: the body exceeds the configured limit (413).
+	ErrBodyTooLarge = errors.New("request body too large")
+	// ErrUnsupportedMediaType: the request's Content-Type is not accepted (415).
+	ErrUnsupportedMediaType = errors.New("unsupported media type")
+	// ErrUnprocessable: well-formed but semantically invalid input (422).
+	ErrUnprocessable = errors.New("unprocessable")
+	// ErrNotReady: the service is starting, stopping or its store is down (503).
+	ErrNotReady = errors.New("not ready")
+)
+
+// errorRow is one line of the error table.
+type errorRow struct {
+	match  func(error) bool
+	status int
+	code   string
+}
+
+func is(target error) func(error) bool { return func(err error) bool { return errors.Is(err, target) } }
+
+func isMaxBytes(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe)
+}
+
+// errorTable is THE mapping from errors to HTTP status and problem code.
+// The first matching row wins, so more specific errors come first. Later
+// packages add their sentinels here (e.g. chem.ErrInvalidMolecule -> 422
+// invalid_molecule). It is a function so that the table stays immutable.
+func errorTable() []errorRow {
+	return []errorRow{
+		// auth
+		{is(auth.ErrUnauthenticated), http.StatusUnauthorized, "unauthorized"},
+		{is(ErrUnauthorized), http.StatusUnauthorized, "unauthorized"},
+		{is(auth.ErrForbidden), http.StatusForbidden, "forbidden"},
+		{is(auth.ErrNotFound), http.StatusNotFound, "key_not_found"},
+		{is(auth.ErrInvalid), http.StatusBadRequest, "invalid_request"},
+		// request framing
+		{isMaxBytes, http.StatusRequestEntityTooLarge, "body_too_large"},
+		{is(ErrBodyTooLarge), http.StatusRequestEntityTooLarge, "body_too_large"},
+		{is(ErrMalformedJSON), http.StatusBadRequest, "malformed_json"},
+		{is(ErrBadRequest), http.StatusBadRequest, "invalid_request"},
+		{is(ErrUnsupportedMediaType), http.StatusUnsupportedMediaType, "unsupported_media_type"},
+		{is(ErrNotAcceptable), http.StatusNotAcceptable, "not_acceptable"},
+		{is(ErrMethodNotAllowed), http.StatusMethodNotAllowed, "method_not_allowed"},
+		{is(ErrNotFound), http.StatusNotFound, "not_found"},
+		{is(ErrConflict), http.StatusConflict, "conflict"},
+		{is(ErrUnprocessable), http.StatusUnprocessableEntity, "unprocessable"},
+		// graph store
+		{is(graph.ErrNotFound), http.StatusNotFound, "not_found"},
+		{is(graph.ErrInvalidQuad), http.StatusUnprocessableEntity, "invalid_data"},
+		{is(graph.ErrClosed), http.StatusServiceUnavailable, "unavailable"},
+		// service state
+		{is(ErrNotReady), http.StatusServiceUnavailable, "not_ready"},
+		{is(context.DeadlineExceeded), http.StatusServiceUnavailable, "timeout"},
+	}
+}
+
+// classify returns the status and problem code of err (500 internal_error
+// when no row matches).
+func classify(err error) (int, string) {
+	for _, row := range errorTable() {
+		if row.match(err) {
+			return row.status, row.code
+		}
+	}
+	return http.StatusInternalServerError, "internal_error"
+}
+
+// Problem is an RFC 9457 problem details object as molgraph writes it.
+type Problem struct {
+	Type      string       `json:"type"`
+	Title     string       `json:"title"`
+	Status    int          `json:"status"`
+	Detail    string       `json:"detail,omitempty"`
+	Code      string       `json:"code"`
+	Instance  string       `json:"instance"`
+	RequestID string       `json:"request_id"`
+	Errors    []FieldError `json:"errors,omitempty"`
+}
+
+// FieldError names one invalid part of a request.
+type FieldError struct {
+	// Field is a JSON path ("scopes[1]"), a query parameter or a header.
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// InputError is bad input with per-field details. It matches its Err
+// (e.g. ErrBadRequest) with errors.Is, which chooses the status.
+type InputError struct {
+	Err    error
+	Fields []FieldError
+}
+
+// Error is the sentinel's text followed by the field messages.
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Err.Error())
+	for i, f := range e.Fields {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		if f.Field != "" {
+			b.WriteString(f.Field + ": ")
+		}
+		b.WriteString(f.Message)
+	}
+	return b.String()
+}
+
+// Unwrap returns the sentinel that selects the status.
+func (e *InputError) Unwrap() error { return e.Err }
+
+// badRequest is a 400 naming one field.
+func badRequest(field, format string, args ...any) error {
+	return &InputError{Err: ErrBadRequest, Fields: []FieldError{{Field: field, Message: fmt.Sprintf(format, args...)}}}
+}
+
+// methodError is a 405 carrying the methods the path allows.
+type methodError struct {
+	method string
+	allow  []string
+}
+
+func (e *methodError) Error() string {
+	return fmt.Sprintf("%v: %s; this path allows %s", ErrMethodNotAllowed, e.method, strings.Join(e.allow, ", "))
+}
+
+func (e *methodError) Unwrap() error { return ErrMethodNotAllowed }
+
+// problemFor builds the problem for err and sets the headers it implies
+// (WWW-Authenticate, Allow, Retry-After) on h.
+func (s *Server) problemFor(err error, r *http.Request, h http.Header) Problem {
+	status, code := classify(err)
+	p := Problem{
+		Type:      s.problemBase + code,
+		Title:     http.StatusText(status),
+		Status:    status,
+		Code:      code,
+		Instance:  r.URL.Path,
+		RequestID: RequestID(r.Context()),
+	}
+	if status != http.StatusInternalServerError {
+		p.Detail = err.Error()
+	} else {
+		p.Detail = http.StatusText(status) + "; see the server log for request " + p.RequestID
+	}
+	var ie *InputError
+	if errors.As(err, &ie) {
+		p.Errors = ie.Fields
+	}
+	switch status {
+	case http.StatusUnauthorized:
+		v := `Bearer realm="molgraph"`
+		if !errors.Is(err, ErrUnauthorized) {
+			v += `, error="invalid_token"`
+		}
+		h.Set("WWW-Authenticate", v)
+	case http.StatusForbidden:
+		var se *auth.ScopeError
+		if errors.As(err, &se) {
+			h.Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="molgraph", error="insufficient_scope", scope="%s"`, se.Need))
+		}
+	case http.StatusMethodNotAllowed:
+		var me *methodError
+		if errors.As(err, &me) {
+			h.Set("Allow", strings.Join(me.allow, ", "))
+		}
+	case http.StatusServiceUnavailable:
+		h.Set("Retry-After", "5")
+	}
+	return p
+}
+
+// fail writes err as a problem+json response and logs it. If the response
+// has already started, the connection is aborted instead.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	info := infoFrom(r.Context())
+	if info != nil {
+		info.err = err
+	}
+	if info != nil && info.rec != nil && info.rec.wroteHeader {
+		// Too late for a problem: cut the response so the client cannot
+		// mistake it for a complete one. The recoverer lets this through.
+		panic(http.ErrAbortHandler)
+	}
+	p := s.problemFor(err, r, w.Header())
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Del("Content-Length")
+	w.WriteHeader(p.Status)
+	if r.Method != http.MethodHead {
+		writeJSONBody(w, p)
+	}
+}

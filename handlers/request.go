@@ -1,0 +1,115 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strings"
+)
+
+// decodeJSON decodes the JSON request body into dst strictly: the
+// Content-Type must be application/json or a +json type (or absent), the
+// body at most Config.MaxJSONBytes, exactly one JSON value, no unknown
+// fields, each field of the right type. Errors: ErrUnsupportedMediaType
+// (415), ErrBodyTooLarge (413), ErrMalformedJSON (400), ErrBadRequest (400,
+// with the field in InputError.Fields).
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+			return fmt.Errorf("%w: %q, expected application/json", ErrUnsupportedMediaType, ct)
+		}
+	}
+	if r.ContentLength > s.cfg.MaxJSONBytes {
+		return fmt.Errorf("%w: %d bytes declared, a JSON body may have at most %d", ErrBodyTooLarge, r.ContentLength, s.cfg.MaxJSONBytes)
+	}
+	body := r.Body
+	if body == nil {
+		body = http.NoBody
+	}
+	return decodeJSONBody(http.MaxBytesReader(w, body, s.cfg.MaxJSONBytes), dst)
+}
+
+// decodeJSONBody is the reader half of decodeJSON (fuzzed separately).
+func decodeJSONBody(body io.Reader, dst any) error {
+	// Read fully first so that a MaxBytesError is not mistaken for a
+	// syntax error, and so that offsets refer to the whole body.
+	data, err := io.ReadAll(body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return fmt.Errorf("%w: a JSON body may have at most %d bytes", ErrBodyTooLarge, mbe.Limit)
+		}
+		return fmt.Errorf("%w: reading body: %v", ErrBadRequest, err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return badRequest("", "request body is empty; a JSON object is required")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return jsonError(err)
+	}
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); err != io.EOF {
+		return fmt.Errorf("%w: unexpected data after the JSON value at byte %d", ErrMalformedJSON, dec.InputOffset())
+	}
+	return nil
+}
+
+// jsonError maps encoding/json errors to the problem taxonomy.
+func jsonError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("%w: %v (at byte %d)", ErrMalformedJSON, se, se.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: unexpected end of input", ErrMalformedJSON)
+	case errors.As(err, &te):
+		want := "another type"
+		if te.Type != nil {
+			want = describeType(te.Type)
+		}
+		if te.Field == "" {
+			return badRequest("", "expected a JSON %s, got %s", want, te.Value)
+		}
+		return badRequest(te.Field, "expected %s, got %s", want, te.Value)
+	}
+	// encoding/json has no typed error for unknown fields.
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return badRequest(strings.Trim(name, `"`), "unknown field")
+	}
+	return fmt.Errorf("%w: %v", ErrBadRequest, err)
+}
+
+// describeType names a Go type as the JSON a client must send.
+func describeType(t reflect.Type) string {
+	if t.Implements(textUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+		return "string" // time.Time and friends
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Pointer:
+		return describeType(t.Elem())
+	}
+	return t.Kind().String()
+}
+
+var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()

@@ -1,0 +1,248 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/molgraph/molgraph/auth"
+)
+
+// Readier reports whether a dependency (the graph store) can serve
+// requests; *graph.Store implements it.
+type Readier interface {
+	Ready(ctx context.Context) error
+}
+
+// Defaults for Config fields left zero.
+const (
+	DefaultMaxBodyBytes = 64 << 20
+	DefaultMaxJSONBytes = 1 << 20
+	DefaultBaseIRI      = "http://localhost:8080/"
+)
+
+// Config wires a Server. Only cmd/molgraph fills it; handlers reads no
+// environment or flags.
+type Config struct {
+	// BaseIRI is the service's base (default DefaultBaseIRI); problem
+	// types are <BaseIRI>problems/<code>.
+	BaseIRI string
+	// MaxBodyBytes limits every request body (default DefaultMaxBodyBytes).
+	MaxBodyBytes int64
+	// MaxJSONBytes limits JSON request bodies (default DefaultMaxJSONBytes).
+	MaxJSONBytes int64
+	// Keys authenticates API keys (required).
+	Keys *auth.Keyring
+	// Store is checked by /readyz (nil: never ready).
+	Store Readier
+	// Logger receives access logs and errors (default: discard).
+	Logger *slog.Logger
+	// Version is reported in the OpenAPI document.
+	Version string
+}
+
+// Server is molgraph's HTTP handler.
+type Server struct {
+	cfg         Config
+	log         *slog.Logger
+	problemBase string
+	routes      []Route
+	mux         *chi.Mux
+	metrics     *metrics
+	openapi     []byte
+	draining    atomic.Bool
+}
+
+// New builds the router from the route table. It fails with ErrBadRequest
+// for an invalid configuration and on a malformed route table (duplicate
+// route, public /v1 route, missing OpenAPI summary).
+func New(cfg Config) (*Server, error) {
+	if cfg.Keys == nil {
+		return nil, fmt.Errorf("new server: %w: no keyring", ErrBadRequest)
+	}
+	if cfg.BaseIRI == "" {
+		cfg.BaseIRI = DefaultBaseIRI
+	}
+	u, err := url.Parse(cfg.BaseIRI)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("new server: %w: base IRI %q is not an absolute http(s) URL", ErrBadRequest, cfg.BaseIRI)
+	}
+	if !strings.HasSuffix(cfg.BaseIRI, "/") {
+		cfg.BaseIRI += "/"
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxJSONBytes <= 0 {
+		cfg.MaxJSONBytes = DefaultMaxJSONBytes
+	}
+	if cfg.MaxJSONBytes > cfg.MaxBodyBytes {
+		cfg.MaxJSONBytes = cfg.MaxBodyBytes
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		cfg:         cfg,
+		log:         cfg.Logger,
+		problemBase: cfg.BaseIRI + "problems/",
+		metrics:     newMetrics(),
+	}
+	s.routes = s.routeTable()
+	if err := checkRoutes(s.routes); err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
+	}
+	doc, err := s.openAPIDocument()
+	if err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
+	}
+	if s.openapi, err = json.MarshalIndent(doc, "", "  "); err != nil {
+		return nil, fmt.Errorf("new server: openapi: %w", err)
+	}
+	s.mux = s.buildRouter()
+	return s, nil
+}
+
+// resource is what one resource file contributes: its routes and the
+// OpenAPI component schemas they refer to.
+type resource struct {
+	routes  []Route
+	schemas map[string]Schema
+}
+
+// resources lists every resource of the service, one function per file.
+// Add new resources here; nothing else needs to change.
+func (s *Server) resources() []resource {
+	return []resource{
+		s.opsResource(),
+		s.keysResource(),
+	}
+}
+
+// routeTable is the routes of all resources.
+func (s *Server) routeTable() []Route {
+	var out []Route
+	for _, res := range s.resources() {
+		out = append(out, res.routes...)
+	}
+	return out
+}
+
+// checkRoutes rejects a malformed route table.
+func checkRoutes(routes []Route) error {
+	seen := map[string]bool{}
+	for _, rt := range routes {
+		id := rt.Method + " " + rt.Pattern
+		switch {
+		case seen[id]:
+			return fmt.Errorf("%w: route %s declared twice", ErrBadRequest, id)
+		case rt.Handle == nil:
+			return fmt.Errorf("%w: route %s has no handler", ErrBadRequest, id)
+		case rt.Doc.Summary == "":
+			return fmt.Errorf("%w: route %s has no OpenAPI summary", ErrBadRequest, id)
+		case rt.Scope != auth.ScopeNone && !rt.Scope.Valid():
+			return fmt.Errorf("%w: route %s has invalid scope %q", ErrBadRequest, id, rt.Scope)
+		case rt.Scope == auth.ScopeNone && isV1(rt.Pattern):
+			return fmt.Errorf("%w: route %s is under /v1 but public", ErrBadRequest, id)
+		}
+		seen[id] = true
+	}
+	return nil
+}
+
+// Routes returns a copy of the route table.
+func (s *Server) Routes() []Route { return slices.Clone(s.routes) }
+
+// Router returns the chi router (for chi.Walk in tests and tools).
+func (s *Server) Router() chi.Routes { return s.mux }
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// BeginShutdown makes /readyz answer 503 so that load balancers stop
+// sending traffic while in-flight requests finish.
+func (s *Server) BeginShutdown() { s.draining.Store(true) }
+
+func (s *Server) buildRouter() *chi.Mux {
+	m := chi.NewRouter()
+	m.Use(s.withRequestInfo, s.accessLog, s.recoverer, s.limitBody, middleware.GetHead, s.authenticateV1)
+	m.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, fmt.Errorf("%w: no route for %s", ErrNotFound, r.URL.Path))
+	})
+	m.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		allow := allowedMethods(m, r)
+		if len(allow) == 0 {
+			s.fail(w, r, fmt.Errorf("%w: no route for %s", ErrNotFound, r.URL.Path))
+			return
+		}
+		s.fail(w, r, &methodError{method: r.Method, allow: allow})
+	})
+	for _, rt := range s.routes {
+		m.Method(rt.Method, rt.Pattern, s.adapt(rt))
+	}
+	return m
+}
+
+// allowedMethods lists the methods the router serves at r's path (HEAD
+// wherever GET is served).
+func allowedMethods(m *chi.Mux, r *http.Request) []string {
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	var allow []string
+	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
+		http.MethodPatch, http.MethodDelete, http.MethodOptions} {
+		if m.Match(chi.NewRouteContext(), method, path) ||
+			(method == http.MethodHead && slices.Contains(allow, http.MethodGet)) {
+			allow = append(allow, method)
+		}
+	}
+	return allow
+}
+
+// adapt turns a Route into an http.HandlerFunc: scope check, then the
+// handler, then problem+json for a returned error.
+func (s *Server) adapt(rt Route) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if rt.Scope != auth.ScopeNone {
+			key, err := s.authenticate(r)
+			if err == nil {
+				err = key.Require(rt.Scope)
+			}
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+		}
+		if err := rt.Handle(w, r); err != nil {
+			s.fail(w, r, err)
+		}
+	}
+}
+
+// writeJSON writes v as a JSON response with status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	return writeJSONBody(w, v)
+}
+
+func writeJSONBody(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}

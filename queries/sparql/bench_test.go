@@ -1,0 +1,106 @@
+package sparql
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/cayleygraph/quad"
+	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/ontology"
+)
+
+// Benchmarks on 100,000 molecule-like subjects in the memory store: each
+// molecule graph has a type, a molecular weight, a logP and a link to a
+// calculation; each calculation graph has a type and a HOMO energy. Values
+// are deterministic (no randomness) so runs compare.
+
+const benchMolecules = 100000
+
+var (
+	benchOnce  sync.Once
+	benchStore *graph.Store
+	benchErr   error
+)
+
+func benchData(b *testing.B) *graph.Store {
+	benchOnce.Do(func() {
+		st, err := graph.OpenMemory(graph.Options{})
+		if err != nil {
+			benchErr = err
+			return
+		}
+		mg := func(s string) quad.IRI { return quad.IRI(ontology.MG + s) }
+		var graphs []graph.NamedGraph
+		for i := 0; i < benchMolecules; i++ {
+			m := quad.IRI(fmt.Sprintf("http://localhost:8080/molecules/m%06d", i))
+			c := quad.IRI(fmt.Sprintf("http://localhost:8080/calculations/c%06d", i))
+			mw := 100 + float64((i*7919)%90000)/100   // 100 .. 1000
+			logp := -3 + float64((i*104729)%1000)/100 // -3 .. 7
+			homo := -0.4 + float64((i*31)%300)/1000
+			graphs = append(graphs,
+				graph.NamedGraph{IRI: m, Quads: []quad.Quad{
+					{Subject: m, Predicate: rdfType, Object: mg("Molecule")},
+					{Subject: m, Predicate: mg("molecularWeight"), Object: ontology.Double(mw)},
+					{Subject: m, Predicate: mg("logP"), Object: ontology.Double(logp)},
+					{Subject: m, Predicate: mg("hasCalculation"), Object: c},
+				}},
+				graph.NamedGraph{IRI: c, Quads: []quad.Quad{
+					{Subject: c, Predicate: rdfType, Object: mg("Calculation")},
+					{Subject: c, Predicate: mg("homoEnergy"), Object: ontology.Double(homo)},
+				}})
+		}
+		benchErr = st.PutGraphs(context.Background(), graphs, nil)
+		benchStore = st
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchStore
+}
+
+func benchQuery(b *testing.B, query string, wantRows int) {
+	st := benchData(b)
+	q, err := Parse(query, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := Exec(context.Background(), st, q, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		if err := res.Solutions(func(Solution) error { n++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+		if wantRows >= 0 && n != wantRows {
+			b.Fatalf("%d rows, want %d", n, wantRows)
+		}
+	}
+}
+
+// BenchmarkNumericFilter is the issue's query (a).
+func BenchmarkNumericFilter(b *testing.B) {
+	benchQuery(b, `PREFIX mg: <`+ontology.MG+`>
+SELECT ?m WHERE { ?m mg:molecularWeight ?w ; mg:logP ?l . FILTER(?w < 500 && ?l < 5) }`, -1)
+}
+
+// BenchmarkTwoHopJoin is query (b): molecule -> calculation -> HOMO.
+func BenchmarkTwoHopJoin(b *testing.B) {
+	benchQuery(b, `PREFIX mg: <`+ontology.MG+`>
+SELECT ?m ?h WHERE { ?m a mg:Molecule ; mg:hasCalculation ?c . ?c mg:homoEnergy ?h }`, benchMolecules)
+}
+
+// BenchmarkAggregate is query (c): COUNT and AVG per molecular-weight bucket.
+func BenchmarkAggregate(b *testing.B) {
+	benchQuery(b, `PREFIX mg: <`+ontology.MG+`>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+SELECT ?bucket (COUNT(?m) AS ?n) (AVG(?l) AS ?avgLogP) WHERE {
+  ?m mg:molecularWeight ?w ; mg:logP ?l .
+  BIND(xsd:integer(?w / 100) AS ?bucket)
+} GROUP BY ?bucket`, 9)
+}

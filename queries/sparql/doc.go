@@ -1,0 +1,35 @@
+// Package sparql is a SPARQL 1.1 query engine over a quad source such as
+// *graph.Store.
+//
+// Parse turns query text into a Query (a syntax error is a *SyntaxError with
+// line and column). Exec runs a Query against a Source and a Dataset and
+// returns a Result: solutions for SELECT (streamed through
+// Result.Solutions), a boolean for ASK, triples for CONSTRUCT and DESCRIBE
+// (streamed through Result.Triples). WriteJSON, WriteXML, WriteCSV and
+// WriteTSV serialize SELECT and ASK results in the W3C result formats.
+//
+// Pipeline: the parser translates group graph patterns into the SPARQL
+// algebra (section 18 of the recommendation); at execution a planner orders
+// the triple patterns of each basic graph pattern by the source's
+// EstimateCount and pushes filters down to the first point where their
+// variables are bound; the evaluator is push-based: every operator calls the
+// next one for each solution, so solutions flow from the source's Match
+// callbacks to the result writer without intermediate tables, except where
+// the algebra needs them (ORDER BY, GROUP BY, DISTINCT, the right side of
+// MINUS, and sub-patterns whose correlated evaluation would be wrong).
+// Joins are index nested loops: the right side is evaluated with the left
+// solution's bindings substituted, which is the SPARQL semantics whenever
+// the right side's "risky" variables (those whose binding from outside would
+// change its result: OPTIONAL right sides, FILTER and BIND scope) are not
+// bound; otherwise it is evaluated once, cached, and joined by
+// compatibility.
+//
+// Dataset: with no FROM/FROM NAMED and no protocol dataset, the default graph
+// is the union of all named graphs of the source (molgraph's model) and the
+// named graphs are all graphs. A Dataset gives an explicit default graph (the
+// RDF merge of the listed graphs) and named graphs.
+//
+// Property paths are evaluated by the engine (not Cayley's recursive
+// follow): p* and p+ run a breadth-first search per start node, with
+// zero-length paths for constant terms even when they are not in the data.
+package sparql

@@ -1,0 +1,735 @@
+package sparql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cayleygraph/quad"
+	"github.com/molgraph/molgraph/graph"
+)
+
+// Source is the data a query runs on. *graph.Store implements it; nil terms
+// in a pattern are wildcards, a nil Label matches every named graph, and
+// every quad a source returns carries its graph label.
+type Source interface {
+	Match(ctx context.Context, p graph.Pattern, fn func(quad.Quad) error) error
+	EstimateCount(ctx context.Context, p graph.Pattern) (int64, error)
+	Graphs(ctx context.Context, fn func(quad.IRI) error) error
+}
+
+// Dataset is an RDF dataset description: the default graph is the merge of
+// the Default graphs, and Named lists the named graphs. A nil *Dataset (or
+// one with both lists empty) means molgraph's dataset: the default graph is
+// the union of all graphs and every graph is a named graph.
+type Dataset struct {
+	Default []quad.IRI
+	Named   []quad.IRI
+}
+
+// Options control one execution.
+type Options struct {
+	// Dataset overrides the query's FROM / FROM NAMED (the protocol's
+	// default-graph-uri and named-graph-uri). Nil keeps the query's dataset.
+	Dataset *Dataset
+	// Timeout bounds the whole evaluation, including streaming the results
+	// (0 = no limit besides the context's deadline). Exceeding it returns
+	// ErrTimeout.
+	Timeout time.Duration
+	// MaxRows caps the number of solutions (SELECT) or triples
+	// (CONSTRUCT/DESCRIBE); producing more returns ErrRowLimit after the
+	// first MaxRows were delivered (0 = no cap).
+	MaxRows int
+	// Now fixes the value of NOW() (zero: the time the query starts).
+	Now time.Time
+}
+
+// row is a solution: one value per variable slot, nil when unbound.
+type row []quad.Value
+
+func (r row) clone() row { return append(row(nil), r...) }
+
+// gctx is the active graph: the dataset's default graph (label ""), one
+// named graph, or "the graph bound to slot gvar" for GRAPH ?g over a BGP.
+type gctx struct {
+	label quad.IRI
+	named bool
+	gvar  int // >= 0: match any allowed named graph and bind its label
+}
+
+var defaultGraph = gctx{gvar: -1}
+
+// exec is the state of one execution.
+type exec struct {
+	ctx      context.Context
+	src      Source
+	q        *Query
+	nvars    int
+	defaults []quad.IRI // nil: union of all graphs
+	named    []quad.IRI // nil with namedAll: all graphs
+	namedAll bool
+	namedSet map[quad.Value]bool
+	est      map[*triplePat]float64
+	memo     map[memoKey][]row
+	risky    map[node][]int
+	certain  map[node]varSet
+	plans    map[planKey]*bgpPlan
+	pushable map[*nFilter][]pushed
+	bnodeSeq int
+	now      time.Time
+	ticks    int
+	strs     map[string]quad.Value
+}
+
+type memoKey struct {
+	n     node
+	label quad.IRI
+	named bool
+}
+
+type planKey struct {
+	b     *nBGP
+	bound string
+}
+
+func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
+	ex := &exec{ctx: ctx, src: src, q: q, nvars: len(q.vars),
+		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{},
+		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
+		now: opts.Now}
+	if ex.now.IsZero() {
+		ex.now = time.Now()
+	}
+	ds := opts.Dataset
+	if ds == nil || len(ds.Default) == 0 && len(ds.Named) == 0 {
+		ds = q.Dataset()
+	}
+	if ds == nil || len(ds.Default) == 0 && len(ds.Named) == 0 {
+		ex.namedAll = true
+	} else {
+		ex.defaults = ds.Default
+		if ex.defaults == nil {
+			ex.defaults = []quad.IRI{}
+		}
+		ex.named = ds.Named
+		ex.namedSet = map[quad.Value]bool{}
+		for _, g := range ds.Named {
+			ex.namedSet[g] = true
+		}
+	}
+	return ex
+}
+
+// tick checks the context now and then.
+func (ex *exec) tick() error {
+	ex.ticks++
+	if ex.ticks&255 == 0 {
+		if err := ex.ctx.Err(); err != nil {
+			return ctxErr(err)
+		}
+	}
+	return nil
+}
+
+func ctxErr(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("sparql: evaluate: %w", ErrTimeout)
+	}
+	return fmt.Errorf("sparql: evaluate: %w", err)
+}
+
+// match streams the triples of the active graph matching s, p, o (nil =
+// any). For the union default graph and merged default graphs, a triple in
+// several graphs is reported once (RDF merge).
+func (ex *exec) match(g gctx, s, p, o quad.Value, fn func(q quad.Quad) error) error {
+	call := func(label quad.Value, f func(q quad.Quad) error) error {
+		var cbErr error
+		err := ex.src.Match(ex.ctx, graph.Pattern{Subject: s, Predicate: p, Object: o, Label: label}, func(q quad.Quad) error {
+			if err := ex.tick(); err != nil {
+				cbErr = err
+				return err
+			}
+			cbErr = f(q)
+			return cbErr
+		})
+		if err == nil || err == cbErr {
+			return err
+		}
+		// The error comes from the source itself.
+		if ctxE := ex.ctx.Err(); ctxE != nil {
+			return ctxErr(ctxE)
+		}
+		return fmt.Errorf("sparql: match: %w: %w", ErrSource, err)
+	}
+	if g.named {
+		return call(g.label, fn)
+	}
+	if g.gvar >= 0 {
+		return call(nil, func(q quad.Quad) error {
+			if !ex.namedAll && !ex.namedSet[q.Label] {
+				return nil
+			}
+			return fn(q)
+		})
+	}
+	var labels []quad.Value
+	if ex.defaults == nil {
+		labels = []quad.Value{nil}
+	} else {
+		for _, l := range ex.defaults {
+			labels = append(labels, l)
+		}
+	}
+	if len(labels) == 1 && labels[0] != nil {
+		return call(labels[0], fn)
+	}
+	if s != nil && p != nil && o != nil {
+		// One answer at most.
+		found := false
+		stop := &stopSignal{}
+		for _, l := range labels {
+			err := call(l, func(q quad.Quad) error {
+				found = true
+				if err := fn(q); err != nil {
+					return err
+				}
+				return stop
+			})
+			if err != nil && err != error(stop) {
+				return err
+			}
+			if found {
+				return nil
+			}
+		}
+		return nil
+	}
+	// Duplicates are remembered in a short slice first: most lookups in a
+	// join have a bound subject and few answers.
+	var small [][3]quad.Value
+	var seen map[[3]quad.Value]bool
+	for _, l := range labels {
+		err := call(l, func(q quad.Quad) error {
+			k := [3]quad.Value{q.Subject, q.Predicate, q.Object}
+			if seen != nil {
+				if seen[k] {
+					return nil
+				}
+				seen[k] = true
+				return fn(q)
+			}
+			for _, x := range small {
+				if x == k {
+					return nil
+				}
+			}
+			if len(small) < 16 {
+				small = append(small, k)
+			} else {
+				seen = make(map[[3]quad.Value]bool, 64)
+				for _, x := range small {
+					seen[x] = true
+				}
+				seen[k] = true
+			}
+			return fn(q)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---- the evaluator ----
+
+type emitFn func(r row) error
+
+func (ex *exec) riskyOf(n node) []int {
+	if r, ok := ex.risky[n]; ok {
+		return r
+	}
+	s := varSet{}
+	riskyVars(n, s)
+	r := sortedSlots(s)
+	ex.risky[n] = r
+	return r
+}
+
+func (ex *exec) certainOf(n node) varSet {
+	if c, ok := ex.certain[n]; ok {
+		return c
+	}
+	c := varSet{}
+	certainVars(n, c)
+	ex.certain[n] = c
+	return c
+}
+
+// eval emits every solution of n compatible with in, merged with in. The
+// row passed to emit is only valid during the call.
+func (ex *exec) eval(n node, g gctx, in row, emit emitFn) error {
+	if _, isSub := n.(*nSub); isSub {
+		return ex.evalDetached(n, g, in, emit)
+	}
+	for _, v := range ex.riskyOf(n) {
+		if in[v] != nil {
+			return ex.evalDetached(n, g, in, emit)
+		}
+	}
+	switch x := n.(type) {
+	case *nBGP:
+		return ex.evalBGP(x, g, in, nil, emit)
+	case *nJoin:
+		return ex.eval(x.l, g, in, func(a row) error {
+			return ex.eval(x.r, g, a, emit)
+		})
+	case *nLeftJoin:
+		return ex.eval(x.l, g, in, func(a row) error {
+			found := false
+			err := ex.eval(x.r, g, a, func(b row) error {
+				if x.cond != nil {
+					ok, err := ex.test(x.cond, g, b)
+					if err != nil {
+						return err
+					}
+					if !ok {
+						return nil
+					}
+				}
+				found = true
+				return emit(b)
+			})
+			if err != nil || found {
+				return err
+			}
+			return emit(a)
+		})
+	case *nUnion:
+		if err := ex.eval(x.l, g, in, emit); err != nil {
+			return err
+		}
+		return ex.eval(x.r, g, in, emit)
+	case *nMinus:
+		rights, err := ex.detached(x.r, g)
+		if err != nil {
+			return err
+		}
+		return ex.eval(x.l, g, in, func(a row) error {
+			for _, b := range rights {
+				shared, compatible := false, true
+				for i, v := range b {
+					if v == nil || a[i] == nil {
+						continue
+					}
+					shared = true
+					if !sameTerm(a[i], v) {
+						compatible = false
+						break
+					}
+				}
+				if shared && compatible {
+					return nil
+				}
+			}
+			return emit(a)
+		})
+	case *nFilter:
+		conds := x.conds
+		if b, ok := x.p.(*nBGP); ok {
+			push, rest := ex.splitFilters(x)
+			return ex.evalBGP(b, g, in, push, func(a row) error {
+				return ex.filterEmit(rest, g, a, emit)
+			})
+		}
+		return ex.eval(x.p, g, in, func(a row) error {
+			return ex.filterEmit(conds, g, a, emit)
+		})
+	case *nExtend:
+		return ex.eval(x.p, g, in, func(a row) error {
+			v, err := ex.evalExpr(x.e, g, a)
+			if err != nil && err != errEval {
+				return err
+			}
+			if err == nil && v != nil {
+				a[x.slot] = v
+				err := emit(a)
+				a[x.slot] = nil
+				return err
+			}
+			return emit(a)
+		})
+	case *nValues:
+		return ex.joinRows(x.slots, x.rows, in, emit)
+	case *nGraph:
+		return ex.evalGraph(x, g, in, emit)
+	}
+	return fmt.Errorf("sparql: evaluate: %w: node %T", ErrUnsupported, n)
+}
+
+func (ex *exec) filterEmit(conds []expr, g gctx, a row, emit emitFn) error {
+	for _, c := range conds {
+		ok, err := ex.test(c, g, a)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+	}
+	return emit(a)
+}
+
+// splitFilters separates the filters of x (over a BGP) into those that can
+// run inside the BGP as soon as their variables are bound and the rest.
+func (ex *exec) splitFilters(x *nFilter) ([]pushed, []expr) {
+	if p, ok := ex.pushable[x]; ok {
+		var rest []expr
+		for _, c := range x.conds {
+			if !containsExpr(p, c) {
+				rest = append(rest, c)
+			}
+		}
+		return p, rest
+	}
+	cert := ex.certainOf(x.p)
+	var push []pushed
+	for _, c := range x.conds {
+		if hasExists(c) {
+			continue
+		}
+		vs := varSet{}
+		exprVars(c, vs)
+		if len(vs) == 0 {
+			continue
+		}
+		ok := true
+		for v := range vs {
+			if !cert[v] {
+				ok = false
+			}
+		}
+		if ok {
+			push = append(push, pushed{e: c, vars: sortedSlots(vs)})
+		}
+	}
+	ex.pushable[x] = push
+	return ex.splitFilters(x)
+}
+
+func containsExpr(p []pushed, e expr) bool {
+	for _, x := range p {
+		if x.e == e {
+			return true
+		}
+	}
+	return false
+}
+
+// test evaluates a filter condition: errors are false.
+func (ex *exec) test(e expr, g gctx, r row) (bool, error) {
+	v, err := ex.evalExpr(e, g, r)
+	if err == errEval {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	b, err := ebv(v)
+	if err != nil {
+		return false, nil
+	}
+	return b, nil
+}
+
+// evalDetached evaluates n on its own (cached) and joins the result with in.
+func (ex *exec) evalDetached(n node, g gctx, in row, emit emitFn) error {
+	rows, err := ex.detached(n, g)
+	if err != nil {
+		return err
+	}
+	return ex.joinFull(rows, in, emit)
+}
+
+func (ex *exec) joinFull(rows []row, in row, emit emitFn) error {
+	out := make(row, len(in))
+	for _, r := range rows {
+		copy(out, in)
+		ok := true
+		for i, v := range r {
+			if v == nil {
+				continue
+			}
+			if out[i] == nil {
+				out[i] = v
+			} else if !sameTerm(out[i], v) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			if err := emit(out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (ex *exec) joinRows(slots []int, rows [][]quad.Value, in row, emit emitFn) error {
+	out := make(row, len(in))
+	for _, r := range rows {
+		copy(out, in)
+		ok := true
+		for i, v := range r {
+			if v == nil {
+				continue
+			}
+			s := slots[i]
+			if out[s] == nil {
+				out[s] = v
+			} else if !sameTerm(out[s], v) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			if err := emit(out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// detached returns all solutions of n evaluated alone in graph g.
+func (ex *exec) detached(n node, g gctx) ([]row, error) {
+	k := memoKey{n: n, label: g.label, named: g.named}
+	if rows, ok := ex.memo[k]; ok {
+		return rows, nil
+	}
+	var rows []row
+	collect := func(r row) error {
+		rows = append(rows, r.clone())
+		return ex.tick()
+	}
+	var err error
+	if s, ok := n.(*nSub); ok {
+		err = ex.evalSelect(s.q, g, collect)
+	} else {
+		err = ex.eval(n, g, make(row, ex.nvars), collect)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ex.memo[k] = rows
+	return rows, nil
+}
+
+func (ex *exec) evalGraph(x *nGraph, g gctx, in row, emit emitFn) error {
+	allowed := func(l quad.Value) bool {
+		_, isIRI := l.(quad.IRI)
+		return isIRI && (ex.namedAll || ex.namedSet[l])
+	}
+	if !x.g.isVar() {
+		if !allowed(x.g.v) {
+			return nil
+		}
+		return ex.eval(x.p, gctx{label: x.g.v.(quad.IRI), named: true, gvar: -1}, in, emit)
+	}
+	slot := x.g.slot
+	// The inner pattern is evaluated without the graph variable, which is
+	// then joined in (GRAPH ?g P = the union over graphs of P joined with
+	// {?g -> graph}).
+	run := func(l quad.IRI) error {
+		saved := in[slot]
+		in[slot] = nil
+		err := ex.eval(x.p, gctx{label: l, named: true, gvar: -1}, in, func(r row) error {
+			if r[slot] != nil {
+				if !sameTerm(r[slot], l) {
+					return nil
+				}
+				return emit(r)
+			}
+			r[slot] = l
+			err := emit(r)
+			r[slot] = nil
+			return err
+		})
+		in[slot] = saved
+		return err
+	}
+	if v := in[slot]; v != nil {
+		if !allowed(v) {
+			return nil
+		}
+		return run(v.(quad.IRI))
+	}
+	if b, ok := x.p.(*nBGP); ok && len(b.pats) > 0 && !hasPaths(b) {
+		return ex.evalBGP(b, gctx{gvar: slot}, in, nil, emit)
+	}
+	graphs, err := ex.namedGraphs()
+	if err != nil {
+		return err
+	}
+	for _, l := range graphs {
+		if err := run(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hasPaths(b *nBGP) bool {
+	for _, tp := range b.pats {
+		if tp.path != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (ex *exec) namedGraphs() ([]quad.IRI, error) {
+	if !ex.namedAll {
+		return ex.named, nil
+	}
+	var out []quad.IRI
+	err := ex.src.Graphs(ex.ctx, func(g quad.IRI) error {
+		out = append(out, g)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sparql: list graphs: %w: %w", ErrSource, err)
+	}
+	return out, nil
+}
+
+// evalBGP evaluates a basic graph pattern by index nested loops in planned
+// order, checking pushed filters as soon as their variables are bound.
+func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) error {
+	bound := varSet{}
+	key := make([]byte, 0, 16)
+	for _, tp := range b.pats {
+		for _, t := range []term{tp.s, tp.p, tp.o} {
+			if t.isVar() && in[t.slot] != nil && !bound[t.slot] {
+				bound.add(t.slot)
+			}
+		}
+	}
+	for _, f := range filters {
+		for _, v := range f.vars {
+			if in[v] != nil {
+				bound.add(v)
+			}
+		}
+	}
+	if g.gvar >= 0 && in[g.gvar] != nil {
+		bound.add(g.gvar)
+	}
+	for _, v := range sortedSlots(bound) {
+		key = fmt.Appendf(key, "%d,", v)
+	}
+	pk := planKey{b: b, bound: string(key)}
+	if len(filters) > 0 {
+		pk.bound += fmt.Sprintf("f%p", &filters[0])
+	}
+	pl, ok := ex.plans[pk]
+	if !ok {
+		pl = ex.planBGP(ex.ctx, b, bound, filters)
+		ex.plans[pk] = pl
+	}
+	r := in.clone()
+	for _, f := range pl.pre {
+		ok, err := ex.test(f, g, r)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	var step func(i int) error
+	step = func(i int) error {
+		if i == len(pl.order) {
+			return emit(r)
+		}
+		tp := &b.pats[pl.order[i]]
+		next := func() error {
+			for _, f := range pl.filters[i] {
+				ok, err := ex.test(f, g, r)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return nil
+				}
+			}
+			return step(i + 1)
+		}
+		if tp.path != nil {
+			return ex.evalPathPattern(tp, g, r, next)
+		}
+		return ex.matchPattern(tp, g, r, next)
+	}
+	return step(0)
+}
+
+func (ex *exec) resolve(t term, r row) quad.Value {
+	if t.isVar() {
+		return r[t.slot]
+	}
+	return t.v
+}
+
+// matchPattern binds one triple pattern against the source.
+func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, next func() error) error {
+	s, p, o := ex.resolve(tp.s, r), ex.resolve(tp.p, r), ex.resolve(tp.o, r)
+	gv := g
+	if g.gvar >= 0 && r[g.gvar] != nil {
+		l, ok := r[g.gvar].(quad.IRI)
+		if !ok || !ex.namedAll && !ex.namedSet[l] {
+			return nil
+		}
+		gv = gctx{label: l, named: true, gvar: -1}
+	}
+	// Literals cannot be subjects, only IRIs are predicates.
+	if s != nil && isLiteral(s) {
+		return nil
+	}
+	if p != nil {
+		if _, ok := p.(quad.IRI); !ok {
+			return nil
+		}
+	}
+	return ex.match(gv, s, p, o, func(q quad.Quad) error {
+		var set [4]int
+		n := 0
+		ok := true
+		bind := func(t term, v quad.Value) {
+			if !ok || !t.isVar() {
+				return
+			}
+			if cur := r[t.slot]; cur != nil {
+				if !sameTerm(cur, v) {
+					ok = false
+				}
+				return
+			}
+			r[t.slot] = v
+			set[n] = t.slot
+			n++
+		}
+		bind(tp.s, q.Subject)
+		bind(tp.p, q.Predicate)
+		bind(tp.o, q.Object)
+		if gv.gvar >= 0 {
+			bind(varTerm(gv.gvar), q.Label)
+		}
+		var err error
+		if ok {
+			err = next()
+		}
+		for i := 0; i < n; i++ {
+			r[set[i]] = nil
+		}
+		return err
+	})
+}

@@ -1,0 +1,459 @@
+package sparql
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"github.com/cayleygraph/quad"
+	"github.com/molgraph/molgraph/graph"
+)
+
+// varSet is a set of variable slots.
+type varSet map[int]bool
+
+func (s varSet) add(v int)      { s[v] = true }
+func (s varSet) has(v int) bool { return s[v] }
+func (s varSet) addTerm(t term) {
+	if t.isVar() {
+		s[t.slot] = true
+	}
+}
+
+// inScopeVars adds the variables that may be bound by solutions of n
+// (section 18.2.1, "in-scope").
+func inScopeVars(n node, s varSet) {
+	switch x := n.(type) {
+	case *nBGP:
+		for _, tp := range x.pats {
+			s.addTerm(tp.s)
+			s.addTerm(tp.o)
+			if tp.path == nil {
+				s.addTerm(tp.p)
+			}
+		}
+	case *nJoin:
+		inScopeVars(x.l, s)
+		inScopeVars(x.r, s)
+	case *nLeftJoin:
+		inScopeVars(x.l, s)
+		inScopeVars(x.r, s)
+	case *nUnion:
+		inScopeVars(x.l, s)
+		inScopeVars(x.r, s)
+	case *nMinus:
+		inScopeVars(x.l, s)
+	case *nFilter:
+		inScopeVars(x.p, s)
+	case *nExtend:
+		inScopeVars(x.p, s)
+		s.add(x.slot)
+	case *nValues:
+		for _, v := range x.slots {
+			s.add(v)
+		}
+	case *nGraph:
+		s.addTerm(x.g)
+		inScopeVars(x.p, s)
+	case *nSub:
+		for _, p := range x.q.proj {
+			s.add(p.slot)
+		}
+	}
+}
+
+// certainVars adds the variables bound in every solution of n.
+func certainVars(n node, s varSet) {
+	switch x := n.(type) {
+	case *nBGP:
+		inScopeVars(x, s)
+	case *nJoin:
+		certainVars(x.l, s)
+		certainVars(x.r, s)
+	case *nLeftJoin:
+		certainVars(x.l, s)
+	case *nUnion:
+		a, b := varSet{}, varSet{}
+		certainVars(x.l, a)
+		certainVars(x.r, b)
+		for v := range a {
+			if b[v] {
+				s.add(v)
+			}
+		}
+	case *nMinus:
+		certainVars(x.l, s)
+	case *nFilter:
+		certainVars(x.p, s)
+	case *nExtend:
+		certainVars(x.p, s)
+	case *nValues:
+		if len(x.rows) == 0 {
+			return
+		}
+	slots:
+		for i, v := range x.slots {
+			for _, r := range x.rows {
+				if r[i] == nil {
+					continue slots
+				}
+			}
+			s.add(v)
+		}
+	case *nGraph:
+		s.addTerm(x.g)
+		certainVars(x.p, s)
+	case *nSub:
+		if x.q.grouped {
+			return
+		}
+		inner := varSet{}
+		certainVars(x.q.where, inner)
+		for _, p := range x.q.proj {
+			if p.e == nil && inner[p.slot] {
+				s.add(p.slot)
+			}
+		}
+	}
+}
+
+// exprVars adds the variables an expression reads, including every
+// variable of EXISTS patterns.
+func exprVars(e expr, s varSet) {
+	switch x := e.(type) {
+	case *eVar:
+		s.add(x.slot)
+	case *eOp:
+		for _, a := range x.args {
+			exprVars(a, s)
+		}
+	case *eCall:
+		for _, a := range x.args {
+			exprVars(a, s)
+		}
+	case *eFunc:
+		for _, a := range x.args {
+			exprVars(a, s)
+		}
+	case *eIn:
+		exprVars(x.left, s)
+		for _, a := range x.list {
+			exprVars(a, s)
+		}
+	case *eExists:
+		allVars(x.p, s)
+	case *eAgg:
+		s.add(x.slot)
+	}
+}
+
+// allVars adds every variable mentioned anywhere in n.
+func allVars(n node, s varSet) {
+	inScopeVars(n, s)
+	switch x := n.(type) {
+	case *nJoin:
+		allVars(x.l, s)
+		allVars(x.r, s)
+	case *nLeftJoin:
+		allVars(x.l, s)
+		allVars(x.r, s)
+		if x.cond != nil {
+			exprVars(x.cond, s)
+		}
+	case *nUnion:
+		allVars(x.l, s)
+		allVars(x.r, s)
+	case *nMinus:
+		allVars(x.l, s)
+		allVars(x.r, s)
+	case *nFilter:
+		allVars(x.p, s)
+		for _, c := range x.conds {
+			exprVars(c, s)
+		}
+	case *nExtend:
+		allVars(x.p, s)
+		exprVars(x.e, s)
+	case *nGraph:
+		allVars(x.p, s)
+	}
+}
+
+func hasExists(e expr) bool {
+	switch x := e.(type) {
+	case *eExists:
+		return true
+	case *eOp:
+		for _, a := range x.args {
+			if hasExists(a) {
+				return true
+			}
+		}
+	case *eCall:
+		for _, a := range x.args {
+			if hasExists(a) {
+				return true
+			}
+		}
+	case *eFunc:
+		for _, a := range x.args {
+			if hasExists(a) {
+				return true
+			}
+		}
+	case *eIn:
+		if hasExists(x.left) {
+			return true
+		}
+		for _, a := range x.list {
+			if hasExists(a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// riskyVars adds the variables that, when bound before n is evaluated,
+// make substituting them into n differ from evaluating n alone and joining
+// (the scoping of OPTIONAL, FILTER, BIND and MINUS).
+func riskyVars(n node, s varSet) {
+	switch x := n.(type) {
+	case *nJoin:
+		riskyVars(x.l, s)
+		riskyVars(x.r, s)
+	case *nUnion:
+		riskyVars(x.l, s)
+		riskyVars(x.r, s)
+	case *nLeftJoin:
+		// Binding a variable of the right side that the left side does not
+		// always bind would turn "optional matched with another value" into
+		// "optional did not match".
+		riskyVars(x.l, s)
+		riskyVars(x.r, s)
+		cl, all := varSet{}, varSet{}
+		certainVars(x.l, cl)
+		allVars(x.r, all)
+		if x.cond != nil {
+			exprVars(x.cond, all)
+		}
+		for v := range all {
+			if !cl[v] {
+				s.add(v)
+			}
+		}
+	case *nMinus:
+		riskyVars(x.l, s)
+		cl, all := varSet{}, varSet{}
+		certainVars(x.l, cl)
+		allVars(x.r, all)
+		for v := range all {
+			if !cl[v] {
+				s.add(v)
+			}
+		}
+	case *nFilter:
+		riskyVars(x.p, s)
+		c, all := varSet{}, varSet{}
+		certainVars(x.p, c)
+		for _, e := range x.conds {
+			exprVars(e, all)
+		}
+		for v := range all {
+			if !c[v] {
+				s.add(v)
+			}
+		}
+	case *nExtend:
+		riskyVars(x.p, s)
+		s.add(x.slot)
+		c, all := varSet{}, varSet{}
+		certainVars(x.p, c)
+		exprVars(x.e, all)
+		for v := range all {
+			if !c[v] {
+				s.add(v)
+			}
+		}
+	case *nGraph:
+		riskyVars(x.p, s)
+	}
+}
+
+// ---- BGP planning ----
+
+// pushed is a filter evaluated inside a BGP once its variables are bound.
+type pushed struct {
+	e    expr
+	vars []int
+}
+
+// bgpPlan is an evaluation order of a BGP's patterns and, per step, the
+// filters to check after it.
+type bgpPlan struct {
+	order   []int
+	filters [][]expr // filters[i] run after step i; filters before the first step are in pre
+	pre     []expr
+}
+
+// estimate returns the source's estimated count for a pattern with its
+// constants (variables as wildcards), cached per execution.
+func (ex *exec) estimate(ctx context.Context, tp *triplePat) float64 {
+	if v, ok := ex.est[tp]; ok {
+		return v
+	}
+	var e float64
+	if tp.path != nil {
+		e = 1e6
+		if l, ok := pathBaseLink(tp.path); ok {
+			pat := graph.Pattern{Predicate: l}
+			if n, err := ex.src.EstimateCount(ctx, pat); err == nil {
+				e = float64(n) * 2
+			}
+		}
+	} else {
+		var pat graph.Pattern
+		if !tp.s.isVar() {
+			pat.Subject = tp.s.v
+		}
+		if !tp.p.isVar() {
+			pat.Predicate = tp.p.v
+		}
+		if !tp.o.isVar() {
+			pat.Object = tp.o.v
+		}
+		if n, err := ex.src.EstimateCount(ctx, pat); err == nil {
+			e = float64(n)
+		} else {
+			e = 1e6
+		}
+	}
+	ex.est[tp] = e
+	return e
+}
+
+func pathBaseLink(p pathExpr) (quad.IRI, bool) {
+	switch x := p.(type) {
+	case pLink:
+		return x.iri, true
+	case pInv:
+		return pathBaseLink(x.p)
+	case pMod:
+		return pathBaseLink(x.p)
+	}
+	return "", false
+}
+
+// planBGP orders the patterns greedily: the next pattern is the connected
+// one (sharing a bound variable) with the lowest estimated cost, where each
+// bound position divides the estimate (subject by 1000, object by 100,
+// predicate by 10). Filters run right after the step that binds their last
+// variable.
+func (ex *exec) planBGP(ctx context.Context, b *nBGP, bound varSet, filters []pushed) *bgpPlan {
+	n := len(b.pats)
+	used := make([]bool, n)
+	bnd := varSet{}
+	for v := range bound {
+		bnd.add(v)
+	}
+	pl := &bgpPlan{filters: make([][]expr, n)}
+	isBound := func(t term) bool { return !t.isVar() || bnd.has(t.slot) }
+	for step := 0; step < n; step++ {
+		best, bestCost, bestConn := -1, math.Inf(1), false
+		for i := range b.pats {
+			if used[i] {
+				continue
+			}
+			tp := &b.pats[i]
+			cost := ex.estimate(ctx, tp)
+			conn := false
+			if tp.s.isVar() && bnd.has(tp.s.slot) {
+				cost /= 1000
+				conn = true
+			}
+			if tp.o.isVar() && bnd.has(tp.o.slot) {
+				cost /= 100
+				conn = true
+			}
+			if tp.path == nil && tp.p.isVar() && bnd.has(tp.p.slot) {
+				cost /= 10
+				conn = true
+			}
+			if tp.path != nil && !isBound(tp.s) && !isBound(tp.o) {
+				cost *= 1000
+			}
+			if len(bnd) == 0 {
+				conn = true
+			}
+			if best < 0 || conn && !bestConn || conn == bestConn && cost < bestCost {
+				best, bestCost, bestConn = i, cost, conn
+			}
+		}
+		used[best] = true
+		pl.order = append(pl.order, best)
+		tp := &b.pats[best]
+		bnd.addTerm(tp.s)
+		bnd.addTerm(tp.o)
+		if tp.path == nil {
+			bnd.addTerm(tp.p)
+		}
+	}
+	// Place each filter after the first step where all its variables are
+	// bound.
+	for _, f := range filters {
+		at := -2
+		seen := varSet{}
+		for v := range bound {
+			seen.add(v)
+		}
+		if allIn(f.vars, seen) {
+			at = -1
+		} else {
+			for step, i := range pl.order {
+				tp := &b.pats[i]
+				seen.addTerm(tp.s)
+				seen.addTerm(tp.o)
+				if tp.path == nil {
+					seen.addTerm(tp.p)
+				}
+				if allIn(f.vars, seen) {
+					at = step
+					break
+				}
+			}
+		}
+		switch at {
+		case -2:
+			// never fully bound: evaluate at the end (errors on unbound
+			// variables are part of the semantics)
+			if n == 0 {
+				pl.pre = append(pl.pre, f.e)
+			} else {
+				pl.filters[n-1] = append(pl.filters[n-1], f.e)
+			}
+		case -1:
+			pl.pre = append(pl.pre, f.e)
+		default:
+			pl.filters[at] = append(pl.filters[at], f.e)
+		}
+	}
+	return pl
+}
+
+func allIn(vs []int, s varSet) bool {
+	for _, v := range vs {
+		if !s[v] {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedSlots(s varSet) []int {
+	out := make([]int, 0, len(s))
+	for v := range s {
+		out = append(out, v)
+	}
+	sort.Ints(out)
+	return out
+}

@@ -1,0 +1,703 @@
+package sparql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cayleygraph/quad"
+	"github.com/molgraph/molgraph/graph"
+)
+
+// Solution is one SELECT result row: values in the order of Result.Vars,
+// nil for an unbound variable.
+type Solution []quad.Value
+
+// Result is the outcome of Exec. For SELECT, read the solutions once with
+// Solutions (or All); for CONSTRUCT and DESCRIBE read the triples once with
+// Triples (or Quads). ASK results are in Boolean. The evaluation runs while
+// the results are read; Options.Timeout covers the reading.
+type Result struct {
+	// Form is the query form.
+	Form Form
+	// Vars are the result variable names of a SELECT query.
+	Vars []string
+	// Boolean is the answer of an ASK query.
+	Boolean bool
+
+	ex       *exec
+	q        *Query
+	cancel   context.CancelFunc
+	maxRows  int
+	consumed bool
+}
+
+// Exec runs q on src. The query is evaluated lazily: ASK is answered before
+// Exec returns, SELECT solutions and CONSTRUCT/DESCRIBE triples are computed
+// while Solutions/Triples run. Call Close when the result is not read to the
+// end (it releases the timeout's timer).
+func Exec(ctx context.Context, src Source, q *Query, opts Options) (*Result, error) {
+	var cancel context.CancelFunc = func() {}
+	if opts.Timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+	}
+	r := &Result{Form: q.form, ex: newExec(ctx, src, q, opts), q: q, cancel: cancel, maxRows: opts.MaxRows}
+	if q.form == Select {
+		r.Vars = q.Vars()
+	}
+	if q.form == Ask {
+		defer r.Close()
+		r.consumed = true
+		err := r.ex.evalSelect(q.sel, defaultGraph, func(row) error {
+			r.Boolean = true
+			return errStop
+		})
+		if err != nil && err != errStop {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Run parses and executes a query in one step; base resolves relative IRIs.
+func Run(ctx context.Context, src Source, query, base string, opts Options) (*Result, error) {
+	q, err := Parse(query, base)
+	if err != nil {
+		return nil, err
+	}
+	return Exec(ctx, src, q, opts)
+}
+
+// Close releases the resources of a result that is not read to the end.
+func (r *Result) Close() {
+	if r.cancel != nil {
+		r.cancel()
+	}
+}
+
+func (r *Result) start() error {
+	if r.consumed {
+		return fmt.Errorf("sparql: read results: %w: results already read", ErrUnsupported)
+	}
+	r.consumed = true
+	return nil
+}
+
+// Solutions streams the solutions of a SELECT query to fn; fn must not keep
+// the Solution after it returns (copy it). An error from fn stops the
+// evaluation and is returned.
+func (r *Result) Solutions(fn func(Solution) error) error {
+	if r.Form != Select {
+		return fmt.Errorf("sparql: read solutions: %w: %s query", ErrUnsupported, r.Form)
+	}
+	if err := r.start(); err != nil {
+		return err
+	}
+	defer r.Close()
+	sol := make(Solution, len(r.q.sel.proj))
+	n := 0
+	var userErr error
+	err := r.ex.evalSelect(r.q.sel, defaultGraph, func(rw row) error {
+		if r.maxRows > 0 && n >= r.maxRows {
+			return fmt.Errorf("sparql: evaluate: %w (%d)", ErrRowLimit, r.maxRows)
+		}
+		n++
+		for i, p := range r.q.sel.proj {
+			sol[i] = rw[p.slot]
+		}
+		if err := fn(sol); err != nil {
+			userErr = err
+			return err
+		}
+		return nil
+	})
+	if userErr != nil {
+		return userErr
+	}
+	return finishErr(err)
+}
+
+func finishErr(err error) error {
+	if err == nil || err == errStop {
+		return nil
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("sparql: evaluate: %w", ErrTimeout)
+	}
+	return err
+}
+
+// All reads every solution into memory.
+func (r *Result) All() ([]Solution, error) {
+	var out []Solution
+	err := r.Solutions(func(s Solution) error {
+		out = append(out, append(Solution(nil), s...))
+		return nil
+	})
+	return out, err
+}
+
+// Triples streams the triples of a CONSTRUCT or DESCRIBE result (each once;
+// Label is nil).
+func (r *Result) Triples(fn func(quad.Quad) error) error {
+	if r.Form != Construct && r.Form != Describe {
+		return fmt.Errorf("sparql: read triples: %w: %s query", ErrUnsupported, r.Form)
+	}
+	if err := r.start(); err != nil {
+		return err
+	}
+	defer r.Close()
+	seen := map[quad.Quad]bool{}
+	n := 0
+	var userErr error
+	out := func(q quad.Quad) error {
+		if seen[q] {
+			return nil
+		}
+		seen[q] = true
+		if r.maxRows > 0 && n >= r.maxRows {
+			return fmt.Errorf("sparql: evaluate: %w (%d)", ErrRowLimit, r.maxRows)
+		}
+		n++
+		if err := fn(q); err != nil {
+			userErr = err
+			return err
+		}
+		return nil
+	}
+	var err error
+	if r.Form == Construct {
+		err = r.ex.construct(out)
+	} else {
+		err = r.ex.describe(out)
+	}
+	if userErr != nil {
+		return userErr
+	}
+	return finishErr(err)
+}
+
+// Quads reads every triple of a CONSTRUCT or DESCRIBE result into memory.
+func (r *Result) Quads() ([]quad.Quad, error) {
+	var out []quad.Quad
+	err := r.Triples(func(q quad.Quad) error {
+		out = append(out, q)
+		return nil
+	})
+	return out, err
+}
+
+// ---- SELECT evaluation ----
+
+// evalSelect evaluates a (sub-)select: pattern, grouping, HAVING, select
+// expressions, ORDER BY, projection, DISTINCT/REDUCED, OFFSET/LIMIT. The
+// emitted rows have only the projected slots bound.
+func (ex *exec) evalSelect(sq *selectQuery, g gctx, emit emitFn) error {
+	// Final stage: projection, distinct, slice.
+	stop := &stopSignal{}
+	final := ex.sliceStage(sq, emit, stop)
+	final = ex.projectStage(sq, final)
+	err := ex.evalSelectStages(sq, g, final)
+	if err == error(stop) {
+		return nil
+	}
+	return err
+}
+
+// stopSignal ends one select's evaluation when its LIMIT is reached; each
+// select has its own, so a sub-select's LIMIT never stops the outer query.
+type stopSignal struct{}
+
+func (*stopSignal) Error() string { return "sparql: limit reached" }
+
+func (ex *exec) evalSelectStages(sq *selectQuery, g gctx, final emitFn) error {
+	var ordered emitFn = final
+	var buffer []row
+	if len(sq.orderBy) > 0 {
+		ordered = func(r row) error {
+			buffer = append(buffer, r.clone())
+			return ex.tick()
+		}
+	}
+	extend := ordered
+	for i := len(sq.proj) - 1; i >= 0; i-- {
+		p := sq.proj[i]
+		if p.e == nil {
+			continue
+		}
+		next := extend
+		extend = func(r row) error {
+			v, err := ex.evalExpr(p.e, g, r)
+			if err != nil && err != errEval {
+				return err
+			}
+			old := r[p.slot]
+			if err == nil {
+				r[p.slot] = v
+			}
+			err = next(r)
+			r[p.slot] = old
+			return err
+		}
+	}
+	source := func(out emitFn) error {
+		in := make(row, ex.nvars)
+		if sq.values != nil {
+			return ex.eval(sq.where, g, in, func(r row) error {
+				return ex.joinRows(sq.values.slots, sq.values.rows, r, out)
+			})
+		}
+		return ex.eval(sq.where, g, in, out)
+	}
+	var err error
+	if sq.grouped {
+		err = ex.group(sq, g, source, extend)
+	} else {
+		err = source(extend)
+	}
+	if err != nil {
+		return err
+	}
+	if len(sq.orderBy) > 0 {
+		var sortErr error
+		keys := make([][]quad.Value, len(buffer))
+		for i, r := range buffer {
+			keys[i] = make([]quad.Value, len(sq.orderBy))
+			for j, o := range sq.orderBy {
+				v, err := ex.evalExpr(o.e, g, r)
+				if err != nil && err != errEval {
+					sortErr = err
+				}
+				keys[i][j] = v
+			}
+		}
+		if sortErr != nil {
+			return sortErr
+		}
+		idx := make([]int, len(buffer))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			ka, kb := keys[idx[a]], keys[idx[b]]
+			for j, o := range sq.orderBy {
+				c := orderTerms(ka[j], kb[j])
+				if o.desc {
+					c = -c
+				}
+				if c != 0 {
+					return c < 0
+				}
+			}
+			return false
+		})
+		for _, i := range idx {
+			if err := final(buffer[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (ex *exec) projectStage(sq *selectQuery, next emitFn) emitFn {
+	out := make(row, ex.nvars)
+	return func(r row) error {
+		for i := range out {
+			out[i] = nil
+		}
+		for _, p := range sq.proj {
+			out[p.slot] = r[p.slot]
+		}
+		return next(out)
+	}
+}
+
+func (ex *exec) sliceStage(sq *selectQuery, next emitFn, stop error) emitFn {
+	var seen map[string]bool
+	var last string
+	if sq.distinct {
+		seen = map[string]bool{}
+	}
+	offset, limit := sq.offset, sq.limit
+	var skipped, emitted int64
+	return func(r row) error {
+		if sq.distinct || sq.reduced {
+			k := rowKey(r, sq.proj)
+			if sq.distinct {
+				if seen[k] {
+					return nil
+				}
+				seen[k] = true
+			} else {
+				if k == last && emitted+skipped > 0 {
+					return nil
+				}
+				last = k
+			}
+		}
+		if offset > 0 && skipped < offset {
+			skipped++
+			return nil
+		}
+		if limit >= 0 && emitted >= limit {
+			return stop
+		}
+		emitted++
+		if err := next(r); err != nil {
+			return err
+		}
+		if limit >= 0 && emitted >= limit {
+			return stop
+		}
+		return nil
+	}
+}
+
+func rowKey(r row, proj []projItem) string {
+	var b strings.Builder
+	for _, p := range proj {
+		if v := r[p.slot]; v != nil {
+			b.WriteString(termKey(v))
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// termKey is an injective string form of a term.
+func termKey(v quad.Value) string {
+	if ts, ok := v.(quad.TypedString); ok && ts.Type == xsdString {
+		v = quad.String(ts.Value)
+	}
+	if l, ok := v.(quad.LangString); ok {
+		v = quad.LangString{Value: l.Value, Lang: strings.ToLower(l.Lang)}
+	}
+	return v.String()
+}
+
+// ---- grouping and aggregates ----
+
+type aggState struct {
+	count    int64
+	sum      num
+	hasSum   bool
+	err      bool
+	best     quad.Value
+	sample   quad.Value
+	parts    []string
+	lang     string
+	langMix  bool
+	distinct map[string]bool
+}
+
+type groupState struct {
+	first row // a representative row (group key values)
+	aggs  []aggState
+}
+
+func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next emitFn) error {
+	groups := map[string]*groupState{}
+	var order []string
+	keyVals := make([]quad.Value, len(sq.groupBy))
+	err := source(func(r row) error {
+		var kb strings.Builder
+		for i, gi := range sq.groupBy {
+			v, err := ex.evalExpr(gi.e, g, r)
+			if err != nil && err != errEval {
+				return err
+			}
+			if err != nil {
+				v = nil
+			}
+			keyVals[i] = v
+			if v != nil {
+				kb.WriteString(termKey(v))
+			}
+			kb.WriteByte(0)
+		}
+		k := kb.String()
+		gs, ok := groups[k]
+		if !ok {
+			first := make(row, ex.nvars)
+			for i, gi := range sq.groupBy {
+				if gi.slot >= 0 {
+					first[gi.slot] = keyVals[i]
+				}
+			}
+			gs = &groupState{first: first, aggs: make([]aggState, len(sq.aggs))}
+			groups[k] = gs
+			order = append(order, k)
+		}
+		for i, a := range sq.aggs {
+			if err := ex.accumulate(a, &gs.aggs[i], g, r); err != nil {
+				return err
+			}
+		}
+		return ex.tick()
+	})
+	if err != nil {
+		return err
+	}
+	if len(groups) == 0 && len(sq.groupBy) == 0 {
+		groups[""] = &groupState{first: make(row, ex.nvars), aggs: make([]aggState, len(sq.aggs))}
+		order = append(order, "")
+	}
+	for _, k := range order {
+		gs := groups[k]
+		r := gs.first
+		for i, a := range sq.aggs {
+			r[a.slot] = finishAgg(a, &gs.aggs[i])
+		}
+		ok := true
+		for _, h := range sq.having {
+			pass, err := ex.test(h, g, r)
+			if err != nil {
+				return err
+			}
+			if !pass {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		if err := next(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
+	if st.err {
+		return nil
+	}
+	var v quad.Value
+	if a.arg != nil {
+		var err error
+		v, err = ex.evalExpr(a.arg, g, r)
+		if err != nil && err != errEval {
+			return err
+		}
+		if err != nil || v == nil {
+			if a.name != "COUNT" && a.name != "SAMPLE" {
+				st.err = true
+			}
+			return nil
+		}
+	}
+	if a.distinct {
+		if st.distinct == nil {
+			st.distinct = map[string]bool{}
+		}
+		var k string
+		if a.arg == nil {
+			k = rowKeyAll(r)
+		} else {
+			k = termKey(v)
+		}
+		if st.distinct[k] {
+			return nil
+		}
+		st.distinct[k] = true
+	}
+	switch a.name {
+	case "COUNT":
+		st.count++
+	case "SUM", "AVG":
+		n, ok := toNum(v)
+		if !ok {
+			st.err = true
+			return nil
+		}
+		if !st.hasSum {
+			st.sum, st.hasSum = n, true
+		} else {
+			s, err := arith("+", st.sum, n)
+			if err != nil {
+				st.err = true
+				return nil
+			}
+			st.sum = s
+		}
+		st.count++
+	case "MIN":
+		if st.best == nil || orderTerms(v, st.best) < 0 {
+			st.best = v
+		}
+	case "MAX":
+		if st.best == nil || orderTerms(v, st.best) > 0 {
+			st.best = v
+		}
+	case "SAMPLE":
+		if st.sample == nil {
+			st.sample = v
+		}
+	case "GROUP_CONCAT":
+		s, lang, ok := stringLit(v)
+		if !ok {
+			if ts, isTS := v.(quad.TypedString); isTS {
+				s, ok = string(ts.Value), true
+			}
+		}
+		if !ok {
+			st.err = true
+			return nil
+		}
+		if len(st.parts) == 0 {
+			st.lang = lang
+		} else if st.lang != lang {
+			st.langMix = true
+		}
+		st.parts = append(st.parts, s)
+	}
+	return nil
+}
+
+func rowKeyAll(r row) string {
+	var b strings.Builder
+	for _, v := range r {
+		if v != nil {
+			b.WriteString(termKey(v))
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+func finishAgg(a *eAgg, st *aggState) quad.Value {
+	if st.err {
+		return nil
+	}
+	switch a.name {
+	case "COUNT":
+		return num{k: kInt, i: st.count}.value()
+	case "SUM":
+		if !st.hasSum {
+			return num{k: kInt}.value()
+		}
+		if st.sum.k == kDec && st.sum.r.IsInt() {
+			// integer sums that overflowed int64
+			return intResult(st.sum)
+		}
+		return st.sum.value()
+	case "AVG":
+		if !st.hasSum {
+			return num{k: kInt}.value()
+		}
+		avg, err := arith("/", st.sum, num{k: kInt, i: st.count})
+		if err != nil {
+			return nil
+		}
+		return avg.value()
+	case "MIN", "MAX":
+		return st.best
+	case "SAMPLE":
+		return st.sample
+	case "GROUP_CONCAT":
+		// A simple literal, as the SPARQL 1.1 tests expect even when all
+		// parts share a language tag.
+		return quad.String(strings.Join(st.parts, a.sep))
+	}
+	return nil
+}
+
+// ---- CONSTRUCT and DESCRIBE ----
+
+func (ex *exec) construct(out func(quad.Quad) error) error {
+	tmpl := ex.q.template
+	seq := 0
+	return ex.evalSelect(ex.q.sel, defaultGraph, func(r row) error {
+		seq++
+		for _, tp := range tmpl {
+			s := ex.instantiate(tp.s, r, seq)
+			p := ex.instantiate(tp.p, r, seq)
+			o := ex.instantiate(tp.o, r, seq)
+			if s == nil || p == nil || o == nil || isLiteral(s) {
+				continue
+			}
+			if _, ok := p.(quad.IRI); !ok {
+				continue
+			}
+			if err := out(quad.Quad{Subject: s, Predicate: p, Object: o}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (ex *exec) instantiate(t term, r row, seq int) quad.Value {
+	if t.isVar() {
+		v := r[t.slot]
+		if isHidden(ex.q.vars[t.slot]) && ex.q.form == Construct && v == nil {
+			return nil
+		}
+		return v
+	}
+	if b, ok := t.v.(quad.BNode); ok {
+		return quad.BNode(fmt.Sprintf("%s_%d", b, seq))
+	}
+	return t.v
+}
+
+// describe emits, for each described resource, the triples with it as
+// subject in the default graph and, recursively, those of blank nodes
+// reached from them (a Concise Bounded Description without reification).
+func (ex *exec) describe(out func(quad.Quad) error) error {
+	var targets []quad.Value
+	seen := map[quad.Value]bool{}
+	add := func(v quad.Value) {
+		switch v.(type) {
+		case quad.IRI, quad.BNode:
+			if !seen[v] {
+				seen[v] = true
+				targets = append(targets, v)
+			}
+		}
+	}
+	var vars []int
+	for _, t := range ex.q.describe {
+		if t.isVar() {
+			vars = append(vars, t.slot)
+		} else {
+			add(t.v)
+		}
+	}
+	if ex.q.sel.star {
+		for _, p := range ex.q.sel.proj {
+			vars = append(vars, p.slot)
+		}
+	}
+	if len(vars) > 0 {
+		err := ex.evalSelect(ex.q.sel, defaultGraph, func(r row) error {
+			for _, v := range vars {
+				if r[v] != nil {
+					add(r[v])
+				}
+			}
+			return nil
+		})
+		if err != nil && err != errStop {
+			return err
+		}
+	}
+	for i := 0; i < len(targets); i++ {
+		err := ex.match(defaultGraph, targets[i], nil, nil, func(q quad.Quad) error {
+			if _, ok := q.Object.(quad.BNode); ok {
+				add(q.Object)
+			}
+			return out(quad.Quad{Subject: q.Subject, Predicate: q.Predicate, Object: q.Object})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ = graph.Pattern{}
