@@ -8,8 +8,9 @@ ADDR     ?= :8080
 DATA     ?= ./data
 FUZZTIME ?= 20s
 # Debian packages the build and the tests use: RDKit and InChI for package
-# chem (cgo), Vina and Open Babel for docking, rapper to check our Turtle.
-APT_PKGS := build-essential librdkit-dev libinchi-dev libboost-dev autodock-vina openbabel raptor2-utils
+# chem (cgo), Vina and Open Babel for docking, rapper to check our Turtle,
+# RDKit's Python bindings (with numpy) as an independent reference in tests.
+APT_PKGS := build-essential librdkit-dev libinchi-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build run test bench fuzz vet fmt clean
