@@ -1,0 +1,177 @@
+package docking
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+// EventKind says what happened to a ligand of a Batch.
+type EventKind int
+
+const (
+	// Started: a vina process was started for the ligand.
+	Started EventKind = iota
+	// Progress: the running ligand's progress bar advanced (Fraction).
+	Progress
+	// Finished: the ligand was docked (Result set).
+	Finished
+	// Failed: the ligand could not be docked (Err set); the batch goes on.
+	Failed
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case Started:
+		return "started"
+	case Progress:
+		return "progress"
+	case Finished:
+		return "finished"
+	case Failed:
+		return "failed"
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
+
+// Event reports batch progress. Events are delivered one at a time (never
+// concurrently), so a handler needs no locking of its own.
+type Event struct {
+	Kind     EventKind
+	Index    int    // position of the ligand in the Run argument
+	Ligand   string // Ligand.Name
+	Fraction float64
+	Result   *Result // Finished
+	Err      error   // Failed
+	// Counters after this event.
+	Done, Failed, Total int
+}
+
+// Outcome is the final state of one ligand of a Batch.
+type Outcome struct {
+	Ligand string
+	Result *Result // nil when Err is set or the ligand was not run (cancelled)
+	Err    error
+}
+
+// Batch docks many ligands into one receptor and box, one vina process per
+// ligand, Workers processes at a time.
+//
+// CPU policy (Params.CPU == 0): with at least as many ligands as workers,
+// each process gets --cpu max(1, NumCPU/Workers); a batch smaller than that
+// spreads the cores over its ligands (one ligand on 2 cores: --cpu 2). With
+// a fixed seed Vina's output does not depend on --cpu (measured: identical
+// files for --cpu 1 and 2), so the policy changes speed only.
+type Batch struct {
+	Vina     *Vina
+	Receptor []byte // rigid receptor PDBQT
+	Box      Box
+	Params   Params
+	// Workers is the number of concurrent vina processes; 0 means
+	// runtime.NumCPU().
+	Workers int
+}
+
+// Run docks the ligands and returns one Outcome per ligand (same order).
+// A ligand that fails (vina error, timeout, bad PDBQT) is reported in its
+// Outcome and an Event and the batch continues. When ctx is cancelled the
+// running vina process groups are killed, no new ligand starts, the
+// ligands not finished get ctx.Err(), and Run returns after every process
+// has exited. The returned error is only for problems of the whole batch
+// (invalid parameters, box or receptor, temporary files).
+func (b *Batch) Run(ctx context.Context, ligands []Ligand, onEvent func(Event)) ([]Outcome, error) {
+	p := b.Params.WithDefaults()
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := b.Box.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := CheckReceptorPDBQT(b.Receptor); err != nil {
+		return nil, fmt.Errorf("docking: batch: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "molgraph-batch-")
+	if err != nil {
+		return nil, fmt.Errorf("docking: batch: temp dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	recPath := filepath.Join(dir, "receptor.pdbqt")
+	if err := os.WriteFile(recPath, b.Receptor, 0o600); err != nil {
+		return nil, fmt.Errorf("docking: batch: write receptor: %w", err)
+	}
+
+	workers := b.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	if workers > len(ligands) {
+		workers = len(ligands)
+	}
+	if p.CPU == 0 && workers > 0 {
+		p.CPU = max(1, runtime.NumCPU()/workers)
+	}
+
+	outcomes := make([]Outcome, len(ligands))
+	for i, l := range ligands {
+		outcomes[i] = Outcome{Ligand: l.Name}
+	}
+	var mu sync.Mutex // serialises events and counters
+	done, failed := 0, 0
+	emit := func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.Kind {
+		case Finished:
+			done++
+		case Failed:
+			failed++
+		}
+		e.Done, e.Failed, e.Total = done, failed, len(ligands)
+		if onEvent != nil {
+			onEvent(e)
+		}
+	}
+
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				lig := ligands[i]
+				emit(Event{Kind: Started, Index: i, Ligand: lig.Name})
+				res, err := b.Vina.Dock(ctx, recPath, lig, b.Box, p, func(f float64) {
+					emit(Event{Kind: Progress, Index: i, Ligand: lig.Name, Fraction: f})
+				})
+				if ctx.Err() != nil && err != nil {
+					outcomes[i].Err = ctx.Err()
+					continue // cancelled: not a ligand failure
+				}
+				outcomes[i].Result, outcomes[i].Err = res, err
+				if err != nil {
+					emit(Event{Kind: Failed, Index: i, Ligand: lig.Name, Err: err})
+				} else {
+					emit(Event{Kind: Finished, Index: i, Ligand: lig.Name, Result: res, Fraction: 1})
+				}
+			}
+		}()
+	}
+feed:
+	for i := range ligands {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			for k := i; k < len(ligands); k++ {
+				outcomes[k].Err = ctx.Err()
+			}
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return outcomes, nil
+}

@@ -1,0 +1,443 @@
+package docking
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/molgraph/molgraph/parsers/pdbqt"
+)
+
+// Parameter bounds and defaults (API.md, Docking).
+const (
+	DefaultExhaustiveness = 8
+	MaxExhaustiveness     = 64
+	DefaultNumModes       = 9
+	MaxNumModes           = 20
+	DefaultEnergyRange    = 3.0
+	MaxEnergyRange        = 10.0
+	// DefaultSeed is used when Params.Seed is 0: Vina's own seed 0 means
+	// "random", which this package never asks for, so runs are reproducible.
+	DefaultSeed = 42
+	// DefaultLigandTimeout bounds one vina run when Params.Timeout is 0.
+	DefaultLigandTimeout = 30 * time.Minute
+	// MaxBoxSize is the largest box edge accepted (Å).
+	MaxBoxSize = 126.0
+)
+
+// Params are the search settings of one docking run.
+type Params struct {
+	Exhaustiveness int     // 1..64; 0 means DefaultExhaustiveness
+	NumModes       int     // 1..20; 0 means DefaultNumModes
+	EnergyRange    float64 // (0, 10] kcal/mol; 0 means DefaultEnergyRange
+	Seed           int64   // 0 means DefaultSeed
+	// CPU is vina's --cpu (threads of one process); 0 lets the caller
+	// (Batch) choose, and Vina.Dock uses 1.
+	CPU int
+	// Timeout per ligand; 0 means DefaultLigandTimeout.
+	Timeout time.Duration
+}
+
+// WithDefaults returns p with zero fields replaced by the defaults.
+func (p Params) WithDefaults() Params {
+	if p.Exhaustiveness == 0 {
+		p.Exhaustiveness = DefaultExhaustiveness
+	}
+	if p.NumModes == 0 {
+		p.NumModes = DefaultNumModes
+	}
+	if p.EnergyRange == 0 {
+		p.EnergyRange = DefaultEnergyRange
+	}
+	if p.Seed == 0 {
+		p.Seed = DefaultSeed
+	}
+	if p.Timeout == 0 {
+		p.Timeout = DefaultLigandTimeout
+	}
+	return p
+}
+
+// Validate checks the bounds of API.md (after WithDefaults).
+func (p Params) Validate() error {
+	switch {
+	case p.Exhaustiveness < 1 || p.Exhaustiveness > MaxExhaustiveness:
+		return fmt.Errorf("docking: params: %w: exhaustiveness %d not in 1..%d", ErrInvalidParams, p.Exhaustiveness, MaxExhaustiveness)
+	case p.NumModes < 1 || p.NumModes > MaxNumModes:
+		return fmt.Errorf("docking: params: %w: num_modes %d not in 1..%d", ErrInvalidParams, p.NumModes, MaxNumModes)
+	case !(p.EnergyRange > 0 && p.EnergyRange <= MaxEnergyRange):
+		return fmt.Errorf("docking: params: %w: energy_range %v not in (0, %v]", ErrInvalidParams, p.EnergyRange, MaxEnergyRange)
+	case p.CPU < 0 || p.CPU > 256:
+		return fmt.Errorf("docking: params: %w: cpu %d", ErrInvalidParams, p.CPU)
+	case p.Timeout < 0:
+		return fmt.Errorf("docking: params: %w: negative timeout", ErrInvalidParams)
+	}
+	return nil
+}
+
+// Box is a Vina search space: centre and edge lengths in Å.
+type Box struct {
+	Center [3]float64 `json:"center"`
+	Size   [3]float64 `json:"size"`
+}
+
+// Validate checks that all values are finite and the edges in (0, MaxBoxSize].
+func (b Box) Validate() error {
+	for i := 0; i < 3; i++ {
+		c, s := b.Center[i], b.Size[i]
+		if math.IsNaN(c) || math.IsInf(c, 0) || math.Abs(c) > 1e5 {
+			return fmt.Errorf("docking: box: %w: centre %v", ErrInvalidBox, b.Center)
+		}
+		if !(s > 0 && s <= MaxBoxSize) {
+			return fmt.Errorf("docking: box: %w: size %v (each edge in (0, %v] Å)", ErrInvalidBox, b.Size, MaxBoxSize)
+		}
+	}
+	return nil
+}
+
+// Ligand is a docking-ready ligand: a name the caller chooses (the
+// molecule id) and its PDBQT (one torsion tree, e.g. from Meeko's rules).
+type Ligand struct {
+	Name  string
+	PDBQT []byte
+}
+
+// Mode is one docked pose of the --out file.
+type Mode struct {
+	Rank           int     // MODEL number, 1 = best
+	Affinity       float64 // kcal/mol (REMARK VINA RESULT)
+	RMSDLowerBound float64 // Å to mode 1
+	RMSDUpperBound float64
+	Inter, Intra   float64 // REMARK INTER / INTRA
+	// Model is the parsed MODEL: the input ligand with docked coordinates.
+	Model *pdbqt.Model
+}
+
+// Result is the outcome of docking one ligand.
+type Result struct {
+	Ligand  string
+	Modes   []Mode // as in the --out file: best first, only those within energy_range
+	Output  []byte // the --out PDBQT file as vina wrote it
+	Params  Params // the settings used (defaults filled in, CPU as run)
+	Elapsed time.Duration
+	Stdout  string // the tail of vina's standard output
+}
+
+// Best returns the most favourable mode.
+func (r *Result) Best() Mode { return r.Modes[0] }
+
+// Vina runs the vina program. The zero value is not usable: use NewVina.
+type Vina struct {
+	path    string
+	version string
+}
+
+var versionRE = regexp.MustCompile(`AutoDock Vina v?(\S+)`)
+
+// NewVina checks the binary (path, or "vina" from PATH when empty) by running
+// vina --version and returns a runner. ErrEngine when vina is not usable.
+func NewVina(ctx context.Context, path string) (*Vina, error) {
+	if path == "" {
+		path = "vina"
+	}
+	full, err := exec.LookPath(path)
+	if err != nil {
+		return nil, fmt.Errorf("docking: vina: %w: %v", ErrEngine, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, full, "--version").CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("docking: vina --version: %w: %v", ErrEngine, err)
+	}
+	m := versionRE.FindSubmatch(out)
+	if m == nil {
+		return nil, fmt.Errorf("docking: vina --version: %w: unexpected output %q", ErrEngine, strings.TrimSpace(string(out)))
+	}
+	return &Vina{path: full, version: string(m[1])}, nil
+}
+
+// Name is the engine name for job records.
+func (v *Vina) Name() string { return "AutoDock Vina" }
+
+// Version is the version reported by vina --version (e.g. "1.2.3").
+func (v *Vina) Version() string { return v.version }
+
+// Path is the absolute path of the binary.
+func (v *Vina) Path() string { return v.path }
+
+// Dock docks one ligand into the receptor PDBQT file at receptorPath within
+// box. progress, when not nil, is called with Vina's progress bar as a
+// fraction in [0, 1] from the goroutine reading vina's output (keep it fast).
+// Errors: ErrInvalidParams/ErrInvalidBox/ErrInvalidLigand before running;
+// ErrVinaFailed (vina's message included), ErrTimeout, or the context's
+// error when ctx is cancelled: in every case the vina process group is
+// killed and the temporary directory removed before Dock returns.
+func (v *Vina) Dock(ctx context.Context, receptorPath string, lig Ligand, box Box, p Params, progress func(float64)) (*Result, error) {
+	p = p.WithDefaults()
+	if p.CPU == 0 {
+		p.CPU = 1
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := box.Validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckLigand(lig.PDBQT); err != nil {
+		return nil, fmt.Errorf("docking: ligand %s: %w", lig.Name, err)
+	}
+	dir, err := os.MkdirTemp("", "molgraph-vina-")
+	if err != nil {
+		return nil, fmt.Errorf("docking: temp dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	ligPath, outPath := filepath.Join(dir, "ligand.pdbqt"), filepath.Join(dir, "out.pdbqt")
+	if err := os.WriteFile(ligPath, lig.PDBQT, 0o600); err != nil {
+		return nil, fmt.Errorf("docking: write ligand: %w", err)
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+	args := []string{
+		"--receptor", receptorPath, "--ligand", ligPath, "--out", outPath,
+		"--center_x", f(box.Center[0]), "--center_y", f(box.Center[1]), "--center_z", f(box.Center[2]),
+		"--size_x", f(box.Size[0]), "--size_y", f(box.Size[1]), "--size_z", f(box.Size[2]),
+		"--exhaustiveness", strconv.Itoa(p.Exhaustiveness), "--num_modes", strconv.Itoa(p.NumModes),
+		"--energy_range", strconv.FormatFloat(p.EnergyRange, 'g', -1, 64),
+		"--seed", strconv.FormatInt(p.Seed, 10), "--cpu", strconv.Itoa(p.CPU),
+	}
+	start := time.Now()
+	stdout, err := v.run(ctx, dir, p.Timeout, args, progress)
+	res := &Result{Ligand: lig.Name, Params: p, Elapsed: time.Since(start), Stdout: stdout}
+	if err != nil {
+		return nil, fmt.Errorf("docking: ligand %s: %w", lig.Name, err)
+	}
+	out, err := os.ReadFile(outPath)
+	if err != nil {
+		return nil, fmt.Errorf("docking: ligand %s: %w: no output file: %v", lig.Name, ErrVinaFailed, err)
+	}
+	res.Output = out
+	if res.Modes, err = ParseModes(out); err != nil {
+		return nil, fmt.Errorf("docking: ligand %s: %w", lig.Name, err)
+	}
+	if progress != nil {
+		progress(1)
+	}
+	return res, nil
+}
+
+// ParseModes reads the modes of a Vina --out file (every MODEL; each must
+// carry a REMARK VINA RESULT line).
+func ParseModes(out []byte) ([]Mode, error) {
+	models, err := pdbqt.ParseBytes(out)
+	if err != nil {
+		return nil, fmt.Errorf("%w: output: %v", ErrVinaFailed, err)
+	}
+	modes := make([]Mode, 0, len(models))
+	for _, md := range models {
+		if md.Result == nil {
+			return nil, fmt.Errorf("%w: output model %d has no REMARK VINA RESULT", ErrVinaFailed, md.Number)
+		}
+		r := md.Result
+		modes = append(modes, Mode{Rank: md.Number, Affinity: r.Affinity, RMSDLowerBound: r.RMSDLowerBound,
+			RMSDUpperBound: r.RMSDUpperBound, Inter: r.Inter, Intra: r.Intra, Model: md})
+	}
+	return modes, nil
+}
+
+// Score is the result of vina --score_only.
+type Score struct {
+	Affinity float64 // Estimated Free Energy of Binding, kcal/mol
+	Inter    float64 // (1) Final Intermolecular Energy
+	Intra    float64 // (2) Final Total Internal Energy
+	Torsion  float64 // (3) Torsional Free Energy
+}
+
+var scoreRE = map[string]*regexp.Regexp{
+	"affinity": regexp.MustCompile(`Estimated Free Energy of Binding\s*:\s*(-?[0-9.]+)`),
+	"inter":    regexp.MustCompile(`\(1\) Final Intermolecular Energy\s*:\s*(-?[0-9.]+)`),
+	"intra":    regexp.MustCompile(`\(2\) Final Total Internal Energy\s*:\s*(-?[0-9.]+)`),
+	"torsion":  regexp.MustCompile(`\(3\) Torsional Free Energy\s*:\s*(-?[0-9.]+)`),
+}
+
+// ScoreOnly scores the ligand in its given pose (vina --score_only
+// --autobox): no search, a second or two. Useful to validate receptor and
+// ligand preparation against published scores.
+func (v *Vina) ScoreOnly(ctx context.Context, receptorPath string, lig Ligand) (*Score, error) {
+	if err := CheckLigand(lig.PDBQT); err != nil {
+		return nil, fmt.Errorf("docking: score %s: %w", lig.Name, err)
+	}
+	dir, err := os.MkdirTemp("", "molgraph-vina-")
+	if err != nil {
+		return nil, fmt.Errorf("docking: temp dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	ligPath := filepath.Join(dir, "ligand.pdbqt")
+	if err := os.WriteFile(ligPath, lig.PDBQT, 0o600); err != nil {
+		return nil, fmt.Errorf("docking: write ligand: %w", err)
+	}
+	stdout, err := v.run(ctx, dir, 5*time.Minute,
+		[]string{"--receptor", receptorPath, "--ligand", ligPath, "--score_only", "--autobox", "--cpu", "1"}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("docking: score %s: %w", lig.Name, err)
+	}
+	var s Score
+	for k, dst := range map[string]*float64{"affinity": &s.Affinity, "inter": &s.Inter, "intra": &s.Intra, "torsion": &s.Torsion} {
+		m := scoreRE[k].FindStringSubmatch(stdout)
+		if m == nil {
+			return nil, fmt.Errorf("docking: score %s: %w: no %s in vina output", lig.Name, ErrVinaFailed, k)
+		}
+		*dst, _ = strconv.ParseFloat(m[1], 64)
+	}
+	return &s, nil
+}
+
+// CheckLigand verifies that b is a single-molecule PDBQT with a torsion tree
+// and atom types Vina knows (ErrInvalidLigand otherwise).
+func CheckLigand(b []byte) error {
+	m, err := pdbqt.ParseMolecule(bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidLigand, err)
+	}
+	if m.Root == nil {
+		return fmt.Errorf("%w: no ROOT (not a ligand PDBQT)", ErrInvalidLigand)
+	}
+	for _, a := range m.Atoms {
+		if !VinaType(a.Type) {
+			return fmt.Errorf("%w: atom %d has type %q, which vina does not accept", ErrInvalidLigand, a.Serial, a.Type)
+		}
+	}
+	return nil
+}
+
+// VinaType reports whether vina 1.2.3 accepts the AutoDock atom type.
+// Types are case-sensitive in vina (CL, ZN or NS are refused). The list was
+// measured by feeding each type to vina 1.2.3 (Debian 12): the AD4 types C A
+// N NA O OA S SA P F Cl Br I H HD Si At, the metals Mg Mn Zn Ca Fe Na K Cu
+// Ni Co, Se, the macrocycle G0-G3/CG0-CG3 and the hydrated-docking W.
+func VinaType(t string) bool {
+	switch t {
+	case "C", "A", "N", "NA", "O", "OA", "S", "SA", "P", "F", "Cl", "Br", "I", "H", "HD", "Si", "At",
+		"Mg", "Mn", "Zn", "Ca", "Fe", "Na", "K", "Cu", "Ni", "Co", "Se",
+		"G0", "G1", "G2", "G3", "CG0", "CG1", "CG2", "CG3", "W":
+		return true
+	}
+	return false
+}
+
+// starWriter collects vina's stdout: a bounded tail for error messages and
+// the count of progress stars after "Performing docking".
+type starWriter struct {
+	mu       sync.Mutex
+	tail     []byte
+	docking  bool
+	stars    int
+	progress func(float64)
+}
+
+const tailMax = 16 << 10
+
+func (w *starWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.tail = append(w.tail, b...)
+	if len(w.tail) > tailMax {
+		w.tail = append(w.tail[:0], w.tail[len(w.tail)-tailMax:]...)
+	}
+	if !w.docking && bytes.Contains(w.tail, []byte("Performing docking")) {
+		w.docking = true
+		b = w.tail[bytes.Index(w.tail, []byte("Performing docking")):]
+	}
+	if w.docking {
+		if k := bytes.Count(b, []byte("*")); k > 0 {
+			w.stars += k
+			if w.progress != nil {
+				w.progress(math.Min(float64(w.stars)/51, 0.99))
+			}
+		}
+	}
+	return n, nil
+}
+
+func (w *starWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return string(w.tail)
+}
+
+// run starts vina in its own process group and waits; on timeout or
+// cancellation the whole group gets SIGKILL.
+func (v *Vina) run(ctx context.Context, dir string, timeout time.Duration, args []string, progress func(float64)) (string, error) {
+	if v == nil || v.path == "" {
+		return "", fmt.Errorf("%w: Vina not initialised (use NewVina)", ErrEngine)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out := &starWriter{progress: progress}
+	var errBuf bytes.Buffer
+	cmd := exec.CommandContext(rctx, v.path, args...)
+	cmd.Dir = dir
+	cmd.Stdout = out
+	cmd.Stderr = &limitedBuffer{buf: &errBuf, max: tailMax}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		// Negative pid: the whole process group vina leads.
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	stdout := out.String()
+	if err == nil {
+		return stdout, nil
+	}
+	if ctx.Err() != nil {
+		return stdout, ctx.Err()
+	}
+	if errors.Is(rctx.Err(), context.DeadlineExceeded) {
+		return stdout, fmt.Errorf("%w: vina ran longer than %v", ErrTimeout, timeout)
+	}
+	msg := strings.TrimSpace(errBuf.String())
+	if msg == "" {
+		msg = lastLines(stdout, 4)
+	}
+	return stdout, fmt.Errorf("%w: %v: %s", ErrVinaFailed, err, msg)
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.Join(ls, " / ")
+}
+
+// limitedBuffer keeps the first max bytes written to it.
+type limitedBuffer struct {
+	buf *bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(b []byte) (int, error) {
+	if room := l.max - l.buf.Len(); room > 0 {
+		if len(b) > room {
+			l.buf.Write(b[:room])
+		} else {
+			l.buf.Write(b)
+		}
+	}
+	return len(b), nil
+}
