@@ -9,9 +9,12 @@ DATA     ?= ./data
 FUZZTIME ?= 20s
 # Debian packages the build and the tests use: RDKit and InChI for package
 # chem (cgo), Vina and Open Babel for docking, rapper to check our Turtle,
-# RDKit's Python bindings (with numpy) as an independent reference in tests.
-APT_PKGS := build-essential librdkit-dev libinchi-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit
+# RDKit's Python bindings (with numpy) as an independent reference in tests,
+# Psi4 to make fresh logs for the Psi4 parser's tests.
+APT_PKGS := build-essential librdkit-dev libinchi-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit psi4
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# shacl-engine (npm) cross-checks our SHACL validator (shapes/crosscheck_test.go).
+SHACL_ENGINE := $(HOME)/.cache/molgraph/shacl-engine
 
 .PHONY: all deps build run test bench fuzz vet fmt clean
 
@@ -25,6 +28,8 @@ deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 	@$(GO) mod download
+	@test -d $(SHACL_ENGINE)/node_modules/shacl-engine || ! command -v npm >/dev/null || \
+		npm install --silent --no-audit --no-fund --prefix $(SHACL_ENGINE) shacl-engine@1.1.2 rdf-ext@2.6.0 n3@2.13.12
 
 build: deps
 	$(GO) build -o $(BIN) ./cmd/molgraph
