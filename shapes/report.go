@@ -92,14 +92,19 @@ func (r Result) jsonForm() jsonResult {
 }
 
 // Leaves returns the results that explain the report most precisely: each
-// result without details, and the leaves of the details of the others.
+// result without details, and the leaves of the details of the others, each
+// distinct result once.
 func (r *Report) Leaves() []Result {
 	var out []Result
+	seen := map[string]bool{} // one shape can be reached by several routes
 	var walk func(rs []Result)
 	walk = func(rs []Result) {
 		for _, x := range rs {
 			if len(x.Details) == 0 {
-				out = append(out, x)
+				if k := x.String(); !seen[k] {
+					seen[k] = true
+					out = append(out, x)
+				}
 			} else {
 				walk(x.Details)
 			}
