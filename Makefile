@@ -10,8 +10,10 @@ FUZZTIME ?= 20s
 # Debian packages the build and the tests use: RDKit and InChI for package
 # chem (cgo), Vina and Open Babel for docking, rapper to check our Turtle,
 # RDKit's Python bindings (with numpy) as an independent reference in tests,
-# Psi4 to make fresh logs for the Psi4 parser's tests.
-APT_PKGS := build-essential librdkit-dev libinchi-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit psi4
+# Psi4 to make fresh logs for the Psi4 parser's tests, and real SPARQL
+# clients (SPARQLWrapper, rdflib, roqet) for the endpoint's tests.
+APT_PKGS := build-essential librdkit-dev libinchi-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit psi4 \
+            python3-rdflib python3-sparqlwrapper rasqal-utils
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # shacl-engine (npm) cross-checks our SHACL validator (shapes/crosscheck_test.go).
 SHACL_ENGINE := $(HOME)/.cache/molgraph/shacl-engine

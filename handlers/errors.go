@@ -8,7 +8,12 @@ import (
 	"strings"
 
 	"github.com/molgraph/molgraph/auth"
+	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/jobs"
+	"github.com/molgraph/molgraph/jobs/batch"
+	"github.com/molgraph/molgraph/parsers/qm"
+	"github.com/molgraph/molgraph/queries/sparql"
 )
 
 // Errors of the HTTP layer itself; handlers wrap them (fmt.Errorf with %w)
@@ -75,10 +80,32 @@ func errorTable() []errorRow {
 		{is(ErrNotFound), http.StatusNotFound, "not_found"},
 		{is(ErrConflict), http.StatusConflict, "conflict"},
 		{is(ErrUnprocessable), http.StatusUnprocessableEntity, "unprocessable"},
+		// quantum-chemistry logs
+		{is(qm.ErrUnknownProgram), http.StatusBadRequest, "invalid_request"},
+		{is(qm.ErrUnsupportedLog), http.StatusUnprocessableEntity, "unsupported_log"},
+		{is(qm.ErrEmptyLog), http.StatusUnprocessableEntity, "unsupported_log"},
+		{is(qm.ErrBinaryInput), http.StatusUnprocessableEntity, "unsupported_log"},
+		{is(qm.ErrNoResults), http.StatusUnprocessableEntity, "unsupported_log"},
+		{is(ErrOntologyValidation), http.StatusUnprocessableEntity, "ontology_validation_failed"},
+		{is(ErrValidationUnavailable), http.StatusNotImplemented, "not_implemented"},
+		// molecules and batch jobs
+		{is(chem.ErrInvalidMolecule), http.StatusUnprocessableEntity, "invalid_molecule"},
+		{is(chem.ErrUnsupportedFormat), http.StatusBadRequest, "invalid_request"},
+		{is(chem.ErrPoolClosed), http.StatusServiceUnavailable, "unavailable"},
+		{is(batch.ErrBatchTooLarge), http.StatusRequestEntityTooLarge, "batch_too_large"},
+		{is(batch.ErrBadUpload), http.StatusBadRequest, "invalid_upload"},
+		{is(jobs.ErrNotFound), http.StatusNotFound, "not_found"},
+		{is(jobs.ErrFinished), http.StatusConflict, "conflict"},
+		{is(jobs.ErrClosed), http.StatusServiceUnavailable, "unavailable"},
 		// graph store
 		{is(graph.ErrNotFound), http.StatusNotFound, "not_found"},
 		{is(graph.ErrInvalidQuad), http.StatusUnprocessableEntity, "invalid_data"},
 		{is(graph.ErrClosed), http.StatusServiceUnavailable, "unavailable"},
+		// SPARQL (handlers/sparql.go documents the choice of statuses)
+		{is(sparql.ErrSyntax), http.StatusBadRequest, "malformed_query"},
+		{is(sparql.ErrRowLimit), http.StatusBadRequest, "row_limit_exceeded"},
+		{is(sparql.ErrTimeout), http.StatusServiceUnavailable, "query_timeout"},
+		{is(sparql.ErrUnsupported), http.StatusBadRequest, "unsupported_query"},
 		// service state
 		{is(ErrNotReady), http.StatusServiceUnavailable, "not_ready"},
 		{is(context.DeadlineExceeded), http.StatusServiceUnavailable, "timeout"},

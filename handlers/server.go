@@ -16,6 +16,9 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/molgraph/molgraph/auth"
+	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/parsers/qm"
+	"github.com/molgraph/molgraph/shapes"
 )
 
 // Readier reports whether a dependency (the graph store) can serve
@@ -45,6 +48,18 @@ type Config struct {
 	Keys *auth.Keyring
 	// Store is checked by /readyz (nil: never ready).
 	Store Readier
+	// Graph is the store that SPARQL, GraphQL and the export read (nil:
+	// those routes answer 503 not_ready).
+	Graph *graph.Store
+	// QM parses quantum-chemistry logs (POST /v1/qm/parse).
+	QM qm.Table
+	// Gate validates resources against the SHACL shapes (nil:
+	// validate_ontology=true answers 501).
+	Gate *shapes.Gate
+	// Molecules wires the molecule, batch and /id routes (molecules.go).
+	Molecules MoleculeServices
+	// Query bounds SPARQL and GraphQL queries (zero fields take defaults).
+	Query QueryLimits
 	// Logger receives access logs and errors (default: discard).
 	Logger *slog.Logger
 	// Version is reported in the OpenAPI document.
@@ -126,6 +141,9 @@ func (s *Server) resources() []resource {
 	return []resource{
 		s.opsResource(),
 		s.keysResource(),
+		s.queryResource(),
+		s.qmResource(),
+		s.moleculesResource(),
 	}
 }
 

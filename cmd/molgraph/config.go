@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,13 @@ func serveOptions() []option {
 		{"write-timeout", "MOLGRAPH_WRITE_TIMEOUT", "10m", "time to write a response (bounds exports)"},
 		{"idle-timeout", "MOLGRAPH_IDLE_TIMEOUT", "2m", "keep-alive idle time"},
 		{"shutdown-timeout", "MOLGRAPH_SHUTDOWN_TIMEOUT", "30s", "grace period for in-flight requests on SIGTERM/SIGINT"},
+		{"sparql-timeout", "MOLGRAPH_SPARQL_TIMEOUT", "30s", "longest SPARQL query (evaluation and serialization); past it: 503 query_timeout"},
+		{"sparql-max-rows", "MOLGRAPH_SPARQL_MAX_ROWS", "100000", "most solutions (SELECT) or triples (CONSTRUCT) per SPARQL answer; past it: 400 row_limit_exceeded"},
+		{"graphql-max-depth", "MOLGRAPH_GRAPHQL_MAX_DEPTH", "10", "deepest GraphQL field nesting"},
+		{"graphql-max-cost", "MOLGRAPH_GRAPHQL_MAX_COST", "10000", "largest estimated GraphQL cost (fields, multiplied by page sizes)"},
+		{"chem-workers", "MOLGRAPH_CHEM_WORKERS", "0", "RDKit worker threads (0: one per CPU)"},
+		{"job-workers", "MOLGRAPH_JOB_WORKERS", "1", "background jobs (batch uploads) run at once; each uses all chem workers"},
+		{"batch-max-records", "MOLGRAPH_BATCH_MAX_RECORDS", "100000", "most records in one batch upload; past it: 413 batch_too_large"},
 		{"log-level", "MOLGRAPH_LOG_LEVEL", "info", "debug, info, warn or error"},
 		{"log-format", "MOLGRAPH_LOG_FORMAT", "json", "json or text (logs go to stderr)"},
 	}
@@ -114,6 +122,14 @@ func (s settings) duration(name string) (time.Duration, error) {
 	return d, nil
 }
 
+func (s settings) positiveInt(name string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s.vals[name]))
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%w: %s: %q is not a positive integer", errUsage, s.src[name], s.vals[name])
+	}
+	return n, nil
+}
+
 func (s settings) boolean(name string) (bool, error) {
 	switch strings.ToLower(s.vals[name]) {
 	case "1", "true", "yes", "on":
@@ -142,6 +158,12 @@ type serveConfig struct {
 	readHeaderTimeout, readTimeout time.Duration
 	writeTimeout, idleTimeout      time.Duration
 	shutdownTimeout                time.Duration
+	sparqlTimeout                  time.Duration
+	sparqlMaxRows                  int
+	graphqlMaxDepth                int
+	graphqlMaxCost                 int
+	chemWorkers, jobWorkers        int
+	batchMaxRecords                int
 	logLevel                       slog.Level
 	logFormat                      string
 	apiKey                         string // MOLGRAPH_API_KEY, env only
@@ -186,6 +208,21 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	c.idleTimeout, e = s.duration("idle-timeout")
 	collect(e)
 	c.shutdownTimeout, e = s.duration("shutdown-timeout")
+	collect(e)
+	c.sparqlTimeout, e = s.duration("sparql-timeout")
+	collect(e)
+	c.sparqlMaxRows, e = s.positiveInt("sparql-max-rows")
+	collect(e)
+	c.graphqlMaxDepth, e = s.positiveInt("graphql-max-depth")
+	collect(e)
+	c.graphqlMaxCost, e = s.positiveInt("graphql-max-cost")
+	collect(e)
+	if c.chemWorkers, e = strconv.Atoi(strings.TrimSpace(s.str("chem-workers"))); e != nil || c.chemWorkers < 0 {
+		collect(fmt.Errorf("%w: %s: %q is not a number of threads", errUsage, s.src["chem-workers"], s.str("chem-workers")))
+	}
+	c.jobWorkers, e = s.positiveInt("job-workers")
+	collect(e)
+	c.batchMaxRecords, e = s.positiveInt("batch-max-records")
 	collect(e)
 	c.logFormat, e = s.oneOf("log-format", "json", "text")
 	collect(e)

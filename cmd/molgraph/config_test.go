@@ -20,6 +20,7 @@ func TestServeConfigDefaults(t *testing.T) {
 	want := serveConfig{addr: ":8080", dataDir: "./data", baseIRI: "http://localhost:8080/", store: "badger",
 		maxBody: 64 << 20, maxJSONBody: 1 << 20, readHeaderTimeout: 10 * time.Second, readTimeout: 5 * time.Minute,
 		writeTimeout: 10 * time.Minute, idleTimeout: 2 * time.Minute, shutdownTimeout: 30 * time.Second,
+		sparqlTimeout: 30 * time.Second, sparqlMaxRows: 100_000, graphqlMaxDepth: 10, graphqlMaxCost: 10_000,
 		logLevel: slog.LevelInfo, logFormat: "json"}
 	if c != want {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
@@ -31,13 +32,15 @@ func TestServeConfigPrecedence(t *testing.T) {
 		"MOLGRAPH_ADDR": "127.0.0.1:9000", "MOLGRAPH_DATA_DIR": "/srv/mg", "MOLGRAPH_MAX_BODY": "10MB",
 		"MOLGRAPH_MAX_JSON_BODY": "2KiB", "MOLGRAPH_STORE": "Memory", "MOLGRAPH_LOG_LEVEL": "debug",
 		"MOLGRAPH_API_KEY": "k", "MOLGRAPH_SYNC_WRITES": "yes", "MOLGRAPH_WRITE_TIMEOUT": "1h",
+		"MOLGRAPH_SPARQL_TIMEOUT": "2s", "MOLGRAPH_SPARQL_MAX_ROWS": "50",
 	})
 	c, err := loadServeConfig([]string{"--addr", ":7000", "--max-body=1048576"}, io.Discard, e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.addr != ":7000" || c.dataDir != "/srv/mg" || c.maxBody != 1<<20 || c.maxJSONBody != 2048 ||
-		c.store != "memory" || c.logLevel != slog.LevelDebug || c.apiKey != "k" || !c.syncWrites || c.writeTimeout != time.Hour {
+		c.store != "memory" || c.logLevel != slog.LevelDebug || c.apiKey != "k" || !c.syncWrites || c.writeTimeout != time.Hour ||
+		c.sparqlTimeout != 2*time.Second || c.sparqlMaxRows != 50 {
 		t.Fatalf("got %+v", c)
 	}
 	// 10MB is decimal: 10,000,000 bytes.
@@ -64,6 +67,10 @@ func TestServeConfigErrors(t *testing.T) {
 		{"unknown flag", []string{"--port", "1"}, nil},
 		{"positional", []string{"extra"}, nil},
 		{"bad bool", nil, map[string]string{"MOLGRAPH_SYNC_WRITES": "maybe"}},
+		{"bad sparql timeout", nil, map[string]string{"MOLGRAPH_SPARQL_TIMEOUT": "soon"}},
+		{"zero row cap", nil, map[string]string{"MOLGRAPH_SPARQL_MAX_ROWS": "0"}},
+		{"bad row cap", []string{"--sparql-max-rows", "many"}, nil},
+		{"negative graphql depth", []string{"--graphql-max-depth", "-3"}, nil},
 	}
 	for _, tt := range tests {
 		_, err := loadServeConfig(tt.args, io.Discard, envOf(tt.env))

@@ -27,6 +27,8 @@ func commands() []command {
 	return []command{
 		{"serve", "run the HTTP service", serve},
 		{"keys", "manage API keys: create, list, revoke", keysCmd},
+		{"import", "upload an SD or SMILES file to a running server as a batch job, with progress", importCmd},
+		{"export", "write the whole graph to a file (N-Quads, N-Triples, Turtle, JSON-LD)", exportCmd},
 	}
 }
 

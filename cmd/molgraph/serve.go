@@ -12,6 +12,11 @@ import (
 	"github.com/molgraph/molgraph/auth"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/handlers"
+	"github.com/molgraph/molgraph/parsers/gaussian"
+	"github.com/molgraph/molgraph/parsers/orca"
+	"github.com/molgraph/molgraph/parsers/psi4"
+	"github.com/molgraph/molgraph/parsers/qm"
+	"github.com/molgraph/molgraph/shapes"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -45,14 +50,29 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		}
 	}()
 
+	mols, closeMolecules, err := moleculeServices(cfg, store, log)
+	if err != nil {
+		return err
+	}
+	defer closeMolecules()
+	gate, err := shapes.NewGate()
+	if err != nil {
+		return err
+	}
 	h, err := handlers.New(handlers.Config{
 		BaseIRI:      cfg.baseIRI,
 		MaxBodyBytes: cfg.maxBody,
 		MaxJSONBytes: cfg.maxJSONBody,
 		Keys:         keys,
 		Store:        store,
-		Logger:       log,
-		Version:      version,
+		Graph:        store,
+		QM:           qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}},
+		Gate:         gate,
+		Molecules:    mols,
+		Query: handlers.QueryLimits{SPARQLTimeout: cfg.sparqlTimeout, SPARQLMaxRows: cfg.sparqlMaxRows,
+			GraphQLMaxDepth: cfg.graphqlMaxDepth, GraphQLMaxCost: cfg.graphqlMaxCost},
+		Logger:  log,
+		Version: version,
 	})
 	if err != nil {
 		return err

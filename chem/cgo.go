@@ -1,0 +1,167 @@
+package chem
+
+// The cgo binding. Debian ships no pkg-config file for RDKit, so the flags
+// are spelled out here. Editing any Go file of this package recompiles the
+// C++ (~20 s): the C++ lives in mg_*.cpp behind the C API of mg.h.
+
+/*
+#cgo CXXFLAGS: -std=c++17 -O2 -I/usr/include/rdkit -Wno-deprecated-declarations
+#cgo LDFLAGS: -lRDKitMolStandardize -lRDKitDescriptors -lRDKitDistGeomHelpers -lRDKitDistGeometry -lRDKitForceFieldHelpers -lRDKitForceField -lRDKitDepictor -lRDKitFileParsers -lRDKitSmilesParse -lRDKitSubstructMatch -lRDKitChemTransforms -lRDKitGraphMol -lRDKitRDGeometryLib -lRDKitRDGeneral -linchi -lstdc++ -lm
+#include <stdlib.h>
+#include "mg.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"strings"
+	"time"
+	"unsafe"
+)
+
+// worker is one C++ worker; it must only be used from the OS thread that
+// created it.
+type worker struct {
+	w *C.mg_worker
+}
+
+func initRDKit() { C.mg_init() }
+
+func newWorker() (*worker, error) {
+	var cerr *C.char
+	w := C.mg_worker_new(&cerr)
+	if w == nil {
+		msg := "unknown error"
+		if cerr != nil {
+			msg = C.GoString(cerr)
+			C.mg_free(unsafe.Pointer(cerr))
+		}
+		return nil, errors.New("chem: create worker: " + msg)
+	}
+	return &worker{w: w}, nil
+}
+
+func (w *worker) free() {
+	if w.w != nil {
+		C.mg_worker_free(w.w)
+		w.w = nil
+	}
+}
+
+const (
+	cSMILES   = C.MG_SMILES
+	cMolBlock = C.MG_MOLBLOCK
+	cInChI    = C.MG_INCHI
+	cAtoms    = C.MG_ATOMS
+
+	flagGen3D       = C.MG_GEN3D
+	flagNoNormalize = C.MG_NO_NORMALIZE
+	flagCoords2D    = C.MG_COORDS2D
+)
+
+// raw is what the C++ pipeline returns, copied into Go memory.
+type raw struct {
+	err                                 string
+	smiles, inchi, inchikey, formula    string
+	mw, exactMass, logp, tpsa, qed      float64
+	hbd, hba, rotb, heavy, arom, charge int
+	issues, steps, removed              string
+	molblock, xyz                       string
+	has3D                               bool
+	timing                              Timing
+}
+
+// process runs the C++ pipeline on text (SMILES, molfile or InChI) or on a
+// pre-parsed PDBQT ligand.
+func (w *worker) process(format int, text string, lig *pdbqtLigand, flags int) raw {
+	var res C.mg_result
+	var atoms *C.mg_atoms
+	if lig != nil {
+		atoms = lig.toC()
+		defer freeAtoms(atoms)
+	}
+	var ptr *C.char
+	if len(text) > 0 {
+		ptr = (*C.char)(unsafe.Pointer(unsafe.StringData(text)))
+	}
+	C.mg_process(w.w, C.int(format), ptr, C.size_t(len(text)), atoms, C.int(flags), &res)
+	defer C.mg_result_free(&res)
+	us := func(v C.double) time.Duration { return time.Duration(float64(v) * 1e3) }
+	return raw{
+		err:       gostr(res.error),
+		smiles:    gostr(res.smiles),
+		inchi:     gostr(res.inchi),
+		inchikey:  gostr(res.inchikey),
+		formula:   gostr(res.formula),
+		mw:        float64(res.mw),
+		exactMass: float64(res.exact_mass),
+		logp:      float64(res.logp),
+		tpsa:      float64(res.tpsa),
+		qed:       float64(res.qed),
+		hbd:       int(res.hbd),
+		hba:       int(res.hba),
+		rotb:      int(res.rotb),
+		heavy:     int(res.heavy_atoms),
+		arom:      int(res.aromatic_rings),
+		charge:    int(res.charge),
+		issues:    gostr(res.issues),
+		steps:     gostr(res.steps),
+		removed:   gostr(res.removed),
+		molblock:  gostr(res.molblock),
+		xyz:       gostr(res.xyz),
+		has3D:     res.has3d != 0,
+		timing: Timing{
+			Parse:       us(res.us_parse),
+			Normalize:   us(res.us_normalize),
+			SMILES:      us(res.us_smiles),
+			InChI:       us(res.us_inchi),
+			Properties:  us(res.us_props),
+			QED:         us(res.us_qed),
+			Coordinates: us(res.us_coords),
+		},
+	}
+}
+
+func gostr(p *C.char) string {
+	if p == nil {
+		return ""
+	}
+	return strings.Clone(C.GoString(p))
+}
+
+// toC copies the ligand into C memory (the struct holds pointers, so it
+// cannot live in Go memory).
+func (l *pdbqtLigand) toC() *C.mg_atoms {
+	n := len(l.atoms)
+	a := (*C.mg_atoms)(C.calloc(1, C.size_t(unsafe.Sizeof(C.mg_atoms{}))))
+	a.n = C.int(n)
+	if n > 0 {
+		z := (*[1 << 28]C.int)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.int(0)))))[:n:n]
+		idx := (*[1 << 28]C.int)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.int(0)))))[:n:n]
+		xyz := (*[1 << 28]C.double)(C.calloc(C.size_t(3*n), C.size_t(unsafe.Sizeof(C.double(0)))))[: 3*n : 3*n]
+		for i, at := range l.atoms {
+			z[i] = C.int(at.atomicNum)
+			idx[i] = C.int(at.templateIdx)
+			xyz[3*i], xyz[3*i+1], xyz[3*i+2] = C.double(at.x), C.double(at.y), C.double(at.z)
+		}
+		a.atomic_num = &z[0]
+		a.template_idx = &idx[0]
+		a.xyz = &xyz[0]
+	}
+	if l.haveIdx {
+		a.have_idx = 1
+	}
+	if l.template != "" {
+		a.template_smiles = C.CString(l.template)
+		a.template_len = C.size_t(len(l.template))
+	}
+	return a
+}
+
+func freeAtoms(a *C.mg_atoms) {
+	C.free(unsafe.Pointer(a.atomic_num))
+	C.free(unsafe.Pointer(a.template_idx))
+	C.free(unsafe.Pointer(a.xyz))
+	C.free(unsafe.Pointer(a.template_smiles))
+	C.free(unsafe.Pointer(a))
+}

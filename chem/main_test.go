@@ -1,0 +1,83 @@
+package chem
+
+import (
+	"compress/gzip"
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// testPool is shared by the tests of this package (created in TestMain).
+var testPool *Pool
+
+func TestMain(m *testing.M) {
+	p, err := NewPool(runtime.GOMAXPROCS(0))
+	if err != nil {
+		panic(err)
+	}
+	testPool = p
+	code := m.Run()
+	p.Close()
+	os.Exit(code)
+}
+
+// sharedDir is ../shared seen from the module root (the directory of go.mod).
+func sharedDir(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+	s := filepath.Join(filepath.Dir(dir), "shared")
+	if _, err := os.Stat(s); err != nil {
+		t.Skipf("shared corpus not available: %v", err)
+	}
+	return s
+}
+
+// refRow is one row of testdata/reference.csv.gz (see make_reference.py).
+type refRow map[string]string
+
+func loadReference(t testing.TB) []refRow {
+	t.Helper()
+	f, err := os.Open("testdata/reference.csv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(zr).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []refRow
+	for _, rec := range recs[1:] {
+		r := refRow{}
+		for i, h := range recs[0] {
+			r[h] = rec[i]
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func process(t testing.TB, in Input) (*Result, error) {
+	t.Helper()
+	return testPool.Process(context.Background(), in)
+}

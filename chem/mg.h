@@ -1,0 +1,81 @@
+// mg.h: the small C API between package chem (Go) and RDKit/libinchi (C++).
+//
+// Every function catches all C++ exceptions; errors come back as strings.
+// Every pointer returned here is owned by the caller and released with the
+// matching mg_*_free function.
+#ifndef MOLGRAPH_CHEM_MG_H
+#define MOLGRAPH_CHEM_MG_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Input formats.
+enum {
+  MG_SMILES = 1,
+  MG_MOLBLOCK = 2,
+  MG_INCHI = 3,
+  MG_ATOMS = 4  // PDBQT ligand, pre-parsed by Go into an mg_atoms
+};
+
+// Flags.
+enum {
+  MG_GEN3D = 1,        // embed with ETKDGv3 + MMFF94
+  MG_NO_NORMALIZE = 2, // skip cleanup/fragment/neutralize (benchmarks)
+  MG_COORDS2D = 4      // compute 2D coordinates (molblock) without 3D
+};
+
+// mg_atoms is a 3D ligand without bond orders (from a PDBQT file).
+typedef struct {
+  int n;
+  const int *atomic_num;  // n
+  const double *xyz;      // 3n
+  const int *template_idx;  // n: 0-based index into template SMILES or -1
+  int have_idx;            // template_idx was given by REMARK SMILES IDX
+  const char *template_smiles;  // may be empty
+  size_t template_len;
+} mg_atoms;
+
+typedef struct {
+  char *error;  // non-NULL: invalid molecule, chemist-readable message
+  char *smiles;
+  char *inchi;
+  char *inchikey;
+  char *formula;
+  double mw, exact_mass, logp, tpsa, qed;
+  int hbd, hba, rotb, heavy_atoms, aromatic_rings, charge;
+  char *issues;  // lines "level\tcode\tmessage\n"
+  char *steps;   // lines "step\n"
+  char *removed; // lines "fragment smiles\n"
+  char *molblock;  // 3D (with H) when has3d, else 2D
+  char *xyz;       // only when has3d
+  int has3d;
+  // CPU microseconds per stage
+  double us_parse, us_normalize, us_smiles, us_inchi, us_props, us_qed,
+      us_coords;
+} mg_result;
+
+typedef struct mg_worker mg_worker;
+
+// mg_init silences RDKit's global loggers; call once before any worker.
+void mg_init(void);
+
+// mg_worker_new builds the per-thread standardizers and SMARTS patterns.
+// Returns NULL and sets *err (free with mg_free) on failure.
+mg_worker *mg_worker_new(char **err);
+void mg_worker_free(mg_worker *w);
+
+// mg_process runs the pipeline. It returns 0 and fills *out (which may carry
+// out->error for an invalid molecule); it never throws.
+int mg_process(mg_worker *w, int format, const char *content, size_t len,
+               const mg_atoms *atoms, int flags, mg_result *out);
+void mg_result_free(mg_result *r);
+void mg_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,594 @@
+// mg_worker.cpp: the per-thread worker and the processing pipeline behind
+// mg_process: parse -> normalize -> identity -> properties -> QED ->
+// validation -> coordinates. Every RDKit object is owned by a unique_ptr or
+// lives on the stack, and every C++ exception stops at the extern "C"
+// boundary.
+#include "mg.h"
+#include "mg_internal.hpp"
+
+#include <GraphMol/Chirality.h>
+#include <GraphMol/Conformer.h>
+#include <GraphMol/Depictor/RDDepictor.h>
+#include <GraphMol/Descriptors/Crippen.h>
+#include <GraphMol/Descriptors/Lipinski.h>
+#include <GraphMol/Descriptors/MolDescriptors.h>
+#include <GraphMol/Descriptors/MolSurf.h>
+#include <GraphMol/DistGeomHelpers/Embedder.h>
+#include <GraphMol/FileParsers/FileParsers.h>
+#include <GraphMol/FileParsers/MolFileStereochem.h>
+#include <GraphMol/ForceFieldHelpers/MMFF/AtomTyper.h>
+#include <GraphMol/ForceFieldHelpers/MMFF/MMFF.h>
+#include <GraphMol/MolOps.h>
+#include <GraphMol/MolStandardize/Charge.h>
+#include <GraphMol/MolStandardize/Fragment.h>
+#include <GraphMol/MolStandardize/Metal.h>
+#include <GraphMol/MolStandardize/Normalize.h>
+#include <GraphMol/PeriodicTable.h>
+#include <GraphMol/QueryAtom.h>
+#include <GraphMol/QueryBond.h>
+#include <GraphMol/QueryOps.h>
+#include <GraphMol/SanitException.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
+#include <GraphMol/SmilesParse/SmilesWrite.h>
+#include <GraphMol/Substruct/SubstructMatch.h>
+#include <RDGeneral/FileParseException.h>
+#include <RDGeneral/RDLog.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <sstream>
+
+using namespace RDKit;
+
+struct mg_worker {
+  MolStandardize::MetalDisconnector metal;
+  MolStandardize::Normalizer normalizer;
+  MolStandardize::Reionizer reionizer;
+  MolStandardize::LargestFragmentChooser chooser{true};  // prefer organic
+  MolStandardize::Uncharger uncharger;
+  mg::QED qed;
+};
+
+namespace {
+
+char *dup(const std::string &s) {
+  char *p = static_cast<char *>(std::malloc(s.size() + 1));
+  if (!p) return nullptr;
+  std::memcpy(p, s.data(), s.size());
+  p[s.size()] = 0;
+  return p;
+}
+
+double cpuMicros() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+struct Issue {
+  std::string level, code, message;
+};
+
+// signature is a cheap order-independent hash of a molecule, used only to
+// tell whether a standardization step changed anything.
+std::uint64_t signature(const ROMol &m) {
+  auto mix = [](std::uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+  };
+  std::uint64_t h = m.getNumAtoms() * 0x9e3779b97f4a7c15ULL + m.getNumBonds();
+  for (const auto a : m.atoms()) {
+    std::uint64_t v = static_cast<std::uint64_t>(a->getAtomicNum()) |
+                      static_cast<std::uint64_t>(a->getFormalCharge() + 16) << 8 |
+                      static_cast<std::uint64_t>(a->getTotalNumHs()) << 16 |
+                      static_cast<std::uint64_t>(a->getIsotope()) << 24 |
+                      static_cast<std::uint64_t>(a->getChiralTag()) << 40;
+    h += mix(v);
+  }
+  for (const auto b : m.bonds()) {
+    h += mix(0x100000000000ULL + static_cast<std::uint64_t>(b->getBondType()));
+  }
+  return h;
+}
+
+RWMol *parseSmiles(const std::string &text) {
+  std::string s = text;
+  // a SMILES line may carry a name after whitespace
+  size_t start = s.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos) throw mg::InvalidMolecule("empty SMILES");
+  s = s.substr(start);
+  size_t end = s.find_first_of(" \t\r\n");
+  if (end != std::string::npos) s = s.substr(0, end);
+  SmilesParserParams p;
+  p.allowCXSMILES = false;
+  RWMol *m = nullptr;
+  try {
+    m = SmilesToMol(s, p);
+  } catch (const MolSanitizeException &e) {
+    // parse again without sanitization to name the atom
+    SmilesParserParams raw;
+    raw.sanitize = false;
+    raw.allowCXSMILES = false;
+    std::unique_ptr<RWMol> r;
+    try {
+      r.reset(SmilesToMol(s, raw));
+      if (r) r->updatePropertyCache(false);
+    } catch (...) {
+    }
+    throw mg::InvalidMolecule(mg::sanitizeMessage(e, r.get()));
+  }
+  if (!m) throw mg::InvalidMolecule("SMILES syntax error in \"" + s + "\"");
+  return m;
+}
+
+RWMol *parseMolBlock(const std::string &text) {
+  std::string block = text;
+  size_t dollars = block.find("$$$$");
+  if (dollars != std::string::npos) block = block.substr(0, dollars);
+  if (block.find("M  END") == std::string::npos) {
+    throw mg::InvalidMolecule("molfile has no \"M  END\" line");
+  }
+  RWMol *m = nullptr;
+  try {
+    m = MolBlockToMol(block, true, true, true);
+  } catch (const MolSanitizeException &e) {
+    std::unique_ptr<RWMol> r;
+    try {
+      r.reset(MolBlockToMol(block, false, false, true));
+      if (r) r->updatePropertyCache(false);
+    } catch (...) {
+    }
+    throw mg::InvalidMolecule(mg::sanitizeMessage(e, r.get()));
+  } catch (const FileParseException &e) {
+    std::string w = e.what();
+    if (!w.empty()) w[0] = static_cast<char>(std::tolower(w[0]));
+    throw mg::InvalidMolecule("cannot read molfile: " + w);
+  }
+  if (!m) throw mg::InvalidMolecule("cannot read molfile");
+  return m;
+}
+
+// proximityBonds connects atoms closer than the sum of their covalent radii
+// plus 0.45 A, the usual tolerance of bond perception from coordinates.
+void proximityBonds(RWMol &m, const mg_atoms &in, const std::vector<int> &idx) {
+  const PeriodicTable *pt = PeriodicTable::getTable();
+  for (size_t i = 0; i < idx.size(); ++i) {
+    for (size_t j = i + 1; j < idx.size(); ++j) {
+      int a = idx[i], b = idx[j];
+      if (in.atomic_num[a] == 1 && in.atomic_num[b] == 1) continue;
+      double dx = in.xyz[3 * a] - in.xyz[3 * b];
+      double dy = in.xyz[3 * a + 1] - in.xyz[3 * b + 1];
+      double dz = in.xyz[3 * a + 2] - in.xyz[3 * b + 2];
+      double d = std::sqrt(dx * dx + dy * dy + dz * dz);
+      double lim = pt->getRcovalent(in.atomic_num[a]) +
+                   pt->getRcovalent(in.atomic_num[b]) + 0.45;
+      if (d > 0.4 && d < lim) m.addBond(i, j, Bond::SINGLE);
+    }
+  }
+}
+
+// fromAtoms builds a molecule from a 3D ligand (PDBQT) and a template SMILES
+// that supplies bond orders, charges and hydrogens; the coordinates supply
+// the atom mapping (when no SMILES IDX was given) and, where the template
+// has none, the stereo.
+RWMol *fromAtoms(const mg_atoms &in, std::vector<Issue> &issues) {
+  std::string tmpl(in.template_smiles ? in.template_smiles : "",
+                   in.template_len);
+  std::vector<int> heavy;
+  for (int i = 0; i < in.n; ++i) {
+    if (in.atomic_num[i] < 0 || in.atomic_num[i] > 118) {
+      throw mg::InvalidMolecule("unknown element in PDBQT");
+    }
+    if (in.atomic_num[i] > 1) heavy.push_back(i);
+  }
+  if (heavy.empty()) throw mg::InvalidMolecule("PDBQT ligand has no heavy atoms");
+  if (tmpl.empty()) {
+    throw mg::InvalidMolecule(
+        "PDBQT ligand has no REMARK SMILES line and no template SMILES was "
+        "given: bond orders cannot be recovered from a PDBQT whose non-polar "
+        "hydrogens were merged; supply the ligand's SMILES as a template");
+  }
+  std::unique_ptr<RWMol> t;
+  try {
+    t.reset(parseSmiles(tmpl));
+  } catch (const mg::InvalidMolecule &e) {
+    throw mg::InvalidMolecule(std::string("template SMILES: ") + e.what());
+  }
+  MolOps::removeHs(*t);
+  if (t->getNumHeavyAtoms() != heavy.size() ||
+      t->getNumAtoms() != heavy.size()) {
+    throw mg::InvalidMolecule(
+        "template SMILES has " + std::to_string(t->getNumAtoms()) +
+        " heavy atoms but the PDBQT ligand has " +
+        std::to_string(heavy.size()));
+  }
+  std::vector<int> map(t->getNumAtoms(), -1);  // template atom -> input atom
+  if (in.have_idx) {
+    for (int i : heavy) {
+      int k = in.template_idx[i];
+      if (k < 0) continue;
+      if (k >= static_cast<int>(map.size())) {
+        throw mg::InvalidMolecule("REMARK SMILES IDX refers to atom " +
+                                  std::to_string(k + 1) +
+                                  " beyond the SMILES");
+      }
+      if (t->getAtomWithIdx(k)->getAtomicNum() != in.atomic_num[i]) {
+        throw mg::InvalidMolecule("REMARK SMILES IDX maps SMILES atom " +
+                                  std::to_string(k + 1) + " (" +
+                                  t->getAtomWithIdx(k)->getSymbol() +
+                                  ") to a different element");
+      }
+      map[k] = i;
+    }
+    for (size_t k = 0; k < map.size(); ++k) {
+      if (map[k] < 0) {
+        throw mg::InvalidMolecule("REMARK SMILES IDX gives no coordinates for "
+                                  "SMILES atom " + std::to_string(k + 1));
+      }
+    }
+  } else {
+    // connectivity from distances, then match the template graph onto it
+    RWMol prox;
+    for (int i : heavy) prox.addAtom(new Atom(in.atomic_num[i]), true, true);
+    proximityBonds(prox, in, heavy);
+    prox.updatePropertyCache(false);
+    RWMol q;
+    for (const auto a : t->atoms()) {
+      auto *qa = new QueryAtom(a->getAtomicNum());
+      q.addAtom(qa, true, true);
+    }
+    for (const auto b : t->bonds()) {
+      auto *qb = new QueryBond();
+      qb->setBeginAtomIdx(b->getBeginAtomIdx());
+      qb->setEndAtomIdx(b->getEndAtomIdx());
+      qb->setQuery(makeBondNullQuery());
+      q.addBond(qb, true);
+    }
+    if (prox.getNumBonds() != t->getNumBonds()) {
+      throw mg::InvalidMolecule(
+          "the PDBQT atoms form " + std::to_string(prox.getNumBonds()) +
+          " bonds by distance but the template SMILES has " +
+          std::to_string(t->getNumBonds()) +
+          ": the template does not match the ligand");
+    }
+    MolOps::fastFindRings(prox);
+    SubstructMatchParameters p;
+    p.maxMatches = 1;
+    p.uniquify = false;
+    auto matches = SubstructMatch(prox, q, p);
+    if (matches.empty()) {
+      throw mg::InvalidMolecule(
+          "the template SMILES does not match the PDBQT ligand's atoms and "
+          "connectivity");
+    }
+    for (const auto &pr : matches[0]) map[pr.first] = heavy[pr.second];
+    issues.push_back({"warning", "bond_orders_from_template",
+                      "bond orders taken from the template SMILES, atoms "
+                      "matched by proximity bonding"});
+  }
+  auto *conf = new Conformer(t->getNumAtoms());
+  for (size_t k = 0; k < map.size(); ++k) {
+    int i = map[k];
+    conf->setAtomPos(k, RDGeom::Point3D(in.xyz[3 * i], in.xyz[3 * i + 1],
+                                        in.xyz[3 * i + 2]));
+  }
+  conf->set3D(true);
+  t->addConformer(conf, true);
+  bool hasStereo = tmpl.find('@') != std::string::npos ||
+                   tmpl.find('/') != std::string::npos ||
+                   tmpl.find('\\') != std::string::npos;
+  if (!hasStereo) MolOps::assignStereochemistryFrom3D(*t);
+  return t.release();
+}
+
+}  // namespace
+
+extern "C" {
+
+void mg_init(void) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    rdErrorLog = nullptr;
+    rdWarningLog = nullptr;
+    rdInfoLog = nullptr;
+    rdDebugLog = nullptr;
+    rdStatusLog = nullptr;
+    rdAppLog = nullptr;
+  });
+}
+
+mg_worker *mg_worker_new(char **err) {
+  try {
+    return new mg_worker();
+  } catch (const std::exception &e) {
+    if (err) *err = dup(e.what());
+  } catch (...) {
+    if (err) *err = dup("unknown C++ exception");
+  }
+  return nullptr;
+}
+
+void mg_worker_free(mg_worker *w) { delete w; }
+
+void mg_free(void *p) { std::free(p); }
+
+void mg_result_free(mg_result *r) {
+  if (!r) return;
+  for (char **p : {&r->error, &r->smiles, &r->inchi, &r->inchikey, &r->formula,
+                   &r->issues, &r->steps, &r->removed, &r->molblock, &r->xyz}) {
+    std::free(*p);
+    *p = nullptr;
+  }
+}
+
+int mg_process(mg_worker *w, int format, const char *content, size_t len,
+               const mg_atoms *atoms, int flags, mg_result *out) {
+  std::memset(out, 0, sizeof *out);
+  std::vector<Issue> issues;
+  std::vector<std::string> steps, removed;
+  try {
+    std::string text(content ? content : "", len);
+    if (text.find('\0') != std::string::npos) {
+      throw mg::InvalidMolecule("input contains a NUL byte");
+    }
+    double t0 = cpuMicros();
+    std::unique_ptr<RWMol> mol;
+    switch (format) {
+      case MG_SMILES:
+        mol.reset(parseSmiles(text));
+        break;
+      case MG_MOLBLOCK:
+        mol.reset(parseMolBlock(text));
+        break;
+      case MG_INCHI: {
+        std::string warn;
+        mol.reset(mg::inchiToMol(text, warn));
+        if (!warn.empty()) issues.push_back({"warning", "inchi_input", warn});
+        break;
+      }
+      case MG_ATOMS:
+        if (!atoms) throw mg::InvalidMolecule("no atoms");
+        mol.reset(fromAtoms(*atoms, issues));
+        break;
+      default:
+        throw mg::InvalidMolecule("unsupported input format");
+    }
+    if (mol->getNumAtoms() == 0) throw mg::InvalidMolecule("no atoms");
+    steps.push_back("sanitize");
+    double t1 = cpuMicros();
+    out->us_parse = t1 - t0;
+
+    // --- normalization
+    unsigned nInputFrags = 0;
+    {
+      std::vector<int> mapping;
+      nInputFrags = MolOps::getMolFrags(*mol, mapping);
+    }
+    std::unique_ptr<ROMol> fin;
+    if (flags & MG_NO_NORMALIZE) {
+      fin.reset(new ROMol(*mol));
+    } else {
+      RWMol m(*mol);
+      MolOps::removeHs(m);
+      std::uint64_t before = signature(m);
+      w->metal.disconnect(m);
+      std::unique_ptr<ROMol> norm(w->normalizer.normalize(m));
+      std::unique_ptr<ROMol> reion(w->reionizer.reionize(*norm));
+      MolOps::assignStereochemistry(*reion);
+      std::uint64_t after = signature(*reion);
+      steps.push_back(before == after ? "cleanup"
+                                      : "cleanup: functional groups and "
+                                        "charges normalized");
+      std::vector<int> fragMap;
+      std::unique_ptr<ROMol> chosen;
+      if (MolOps::getMolFrags(*reion, fragMap) > 1) {
+        std::vector<boost::shared_ptr<ROMol>> frags =
+            MolOps::getMolFrags(*reion, true);
+        chosen.reset(w->chooser.choose(*reion));
+        std::string keep = MolToSmiles(*chosen);
+        bool skipped = false;
+        for (const auto &f : frags) {
+          std::string s = MolToSmiles(*f);
+          if (!skipped && s == keep) {
+            skipped = true;
+            continue;
+          }
+          removed.push_back(s);
+        }
+        std::string msg = "largest organic fragment: removed ";
+        for (size_t i = 0; i < removed.size(); ++i) {
+          msg += (i ? ", " : "") + removed[i];
+        }
+        steps.push_back(msg);
+      } else {
+        chosen.reset(new ROMol(*reion));
+        steps.push_back("largest organic fragment");
+      }
+      int q0 = MolOps::getFormalCharge(*chosen);
+      std::uint64_t s0 = signature(*chosen);
+      fin.reset(w->uncharger.uncharge(*chosen));
+      // The Uncharger leaves cached valences of the charged form, and a
+      // neutralized amine N may keep a chiral tag it no longer supports:
+      // recompute both, as RDKit's SMILES writer does on a fresh copy.
+      fin->updatePropertyCache(false);
+      MolOps::assignStereochemistry(*fin, true, true);
+      int q1 = MolOps::getFormalCharge(*fin);
+      if (s0 == signature(*fin)) {
+        steps.push_back("neutralize");
+      } else {
+        steps.push_back("neutralize: net charge " + std::to_string(q0) +
+                        " -> " + std::to_string(q1));
+      }
+    }
+    fin->updatePropertyCache(false);
+    double t2 = cpuMicros();
+    out->us_normalize = t2 - t1;
+
+    // --- identity
+    out->smiles = dup(MolToSmiles(*fin));
+    double t3 = cpuMicros();
+    out->us_smiles = t3 - t2;
+    mg::InchiResult ir = mg::molToInchi(*fin);
+    if (!ir.inchi.empty()) {
+      out->inchi = dup(ir.inchi);
+      out->inchikey = dup(ir.key);
+      if (!ir.message.empty()) {
+        issues.push_back({"warning", "inchi", "InChI: " + ir.message});
+      }
+    } else {
+      issues.push_back({"error", "inchi", "no InChI: " + ir.message});
+    }
+    double t4 = cpuMicros();
+    out->us_inchi = t4 - t3;
+
+    // --- properties
+    out->formula = dup(Descriptors::calcMolFormula(*fin));
+    double logp = 0, mr = 0;
+    Descriptors::calcCrippenDescriptors(*fin, logp, mr);
+    out->logp = logp;
+    out->mw = Descriptors::calcAMW(*fin);
+    out->exact_mass = Descriptors::calcExactMW(*fin);
+    out->tpsa = Descriptors::calcTPSA(*fin);
+    out->hbd = static_cast<int>(Descriptors::calcNumHBD(*fin));
+    out->hba = static_cast<int>(Descriptors::calcNumHBA(*fin));
+    out->rotb = static_cast<int>(
+        Descriptors::calcNumRotatableBonds(*fin, Descriptors::Strict));
+    out->heavy_atoms = static_cast<int>(fin->getNumHeavyAtoms());
+    out->aromatic_rings =
+        static_cast<int>(Descriptors::calcNumAromaticRings(*fin));
+    out->charge = MolOps::getFormalCharge(*fin);
+    double t5 = cpuMicros();
+    out->us_props = t5 - t4;
+    out->qed = w->qed.compute(*fin, logp);
+    double t6 = cpuMicros();
+    out->us_qed = t6 - t5;
+
+    // --- validation
+    if (nInputFrags > 1) {
+      std::string msg = "input has " + std::to_string(nInputFrags) +
+                        " fragments; kept the largest organic one";
+      if (!removed.empty()) {
+        msg += ", removed ";
+        for (size_t i = 0; i < removed.size(); ++i) {
+          msg += (i ? ", " : "") + removed[i];
+        }
+      }
+      issues.push_back({"warning", "multiple_fragments", msg});
+    }
+    static const int organic[] = {1, 5, 6, 7, 8, 9, 14, 15, 16, 17, 34, 35, 53};
+    bool dummy = false, isotope = false;
+    std::vector<std::string> badElements;
+    for (const auto a : fin->atoms()) {
+      std::string where = "atom " + std::to_string(a->getIdx() + 1) + " " +
+                          a->getSymbol();
+      if (a->getAtomicNum() == 0 || a->hasQuery()) dummy = true;
+      if (a->getNumRadicalElectrons() > 0) {
+        issues.push_back({"error", "radical",
+                          where + " has " +
+                              std::to_string(a->getNumRadicalElectrons()) +
+                              " unpaired electron(s)"});
+      }
+      if (a->getAtomicNum() > 0 &&
+          std::find(std::begin(organic), std::end(organic),
+                    a->getAtomicNum()) == std::end(organic)) {
+        if (std::find(badElements.begin(), badElements.end(),
+                      a->getSymbol()) == badElements.end()) {
+          badElements.push_back(a->getSymbol());
+        }
+      }
+      if (a->getIsotope() != 0) isotope = true;
+    }
+    if (dummy) {
+      issues.push_back({"error", "dummy_atom",
+                        "structure contains dummy (*) or query atoms"});
+    }
+    for (const auto &e : badElements) {
+      issues.push_back({"error", "element",
+                        "element " + e +
+                            " is outside the organic set (H B C N O F Si P S "
+                            "Cl Se Br I)"});
+    }
+    if (out->heavy_atoms < 1 || out->heavy_atoms > 1000) {
+      issues.push_back({"error", "size",
+                        std::to_string(out->heavy_atoms) +
+                            " heavy atoms, outside the allowed 1..1000"});
+    }
+    if (isotope) {
+      issues.push_back({"warning", "isotope", "structure contains isotopes"});
+    }
+    if (out->charge != 0) {
+      issues.push_back({"warning", "charged",
+                        "net charge " + std::to_string(out->charge) +
+                            " remains after neutralization"});
+    }
+
+    // --- coordinates
+    if (flags & MG_GEN3D) {
+      std::unique_ptr<RWMol> h(new RWMol(*fin));
+      MolOps::addHs(*h);
+      DGeomHelpers::EmbedParameters p = DGeomHelpers::ETKDGv3;
+      p.randomSeed = 0x5eed;
+      int cid = DGeomHelpers::EmbedMolecule(*h, p);
+      if (cid < 0) {
+        p.useRandomCoords = true;
+        cid = DGeomHelpers::EmbedMolecule(*h, p);
+      }
+      if (cid >= 0) {
+        MMFF::MMFFMolProperties props(*h);
+        if (props.isValid()) {
+          MMFF::MMFFOptimizeMolecule(*h, 2000);
+        } else {
+          issues.push_back({"warning", "no_mmff",
+                            "no MMFF94 parameters: 3D coordinates not "
+                            "optimised"});
+        }
+        out->molblock = dup(MolToMolBlock(*h));
+        out->xyz = dup(MolToXYZBlock(*h));
+        out->has3d = 1;
+      } else {
+        issues.push_back({"warning", "embed_failed",
+                          "3D embedding failed; 2D coordinates given"});
+      }
+    }
+    if (!out->has3d && (flags & (MG_GEN3D | MG_COORDS2D))) {
+      RWMol d(*fin);
+      RDDepict::compute2DCoords(d);
+      out->molblock = dup(MolToMolBlock(d));
+    }
+    out->us_coords = cpuMicros() - t6;
+  } catch (const mg::InvalidMolecule &e) {
+    mg_result_free(out);
+    out->error = dup(e.what());
+  } catch (const MolSanitizeException &e) {
+    mg_result_free(out);
+    out->error = dup(mg::sanitizeMessage(e, nullptr));
+  } catch (const std::exception &e) {
+    mg_result_free(out);
+    std::string w = e.what();
+    out->error = dup("cannot process molecule: " + (w.empty() ? "unknown error" : w));
+  } catch (...) {
+    mg_result_free(out);
+    out->error = dup("cannot process molecule: unknown error");
+  }
+  std::string s;
+  for (const auto &i : issues) {
+    s += i.level + "\t" + i.code + "\t" + i.message + "\n";
+  }
+  out->issues = dup(s);
+  s.clear();
+  for (const auto &st : steps) s += st + "\n";
+  out->steps = dup(s);
+  s.clear();
+  for (const auto &r : removed) s += r + "\n";
+  out->removed = dup(s);
+  return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,174 @@
+package chem
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// Pool runs molecules through RDKit on a fixed set of OS threads. Each
+// worker goroutine is locked to its thread and owns that thread's C++
+// standardizers and SMARTS patterns, which are not safe to share. A Pool is
+// safe for concurrent use.
+type Pool struct {
+	jobs    chan job
+	quit    chan struct{}
+	wg      sync.WaitGroup
+	once    sync.Once
+	workers int
+}
+
+type job struct {
+	format int
+	text   string
+	lig    *pdbqtLigand
+	flags  int
+	reply  chan raw
+}
+
+// NewPool starts a pool of n workers (n <= 0 means runtime.GOMAXPROCS(0)).
+func NewPool(n int) (*Pool, error) {
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	initRDKit()
+	p := &Pool{jobs: make(chan job), quit: make(chan struct{}), workers: n}
+	// The first worker starts alone and warms RDKit's lazily built tables
+	// (periodic table, Crippen and MMFF parameters, ...) before the others.
+	for i := 0; i < n; i++ {
+		ready := make(chan error, 1)
+		p.wg.Add(1)
+		go p.run(ready, i == 0)
+		if err := <-ready; err != nil {
+			p.Close()
+			return nil, fmt.Errorf("chem: new pool: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// Workers reports the number of worker threads.
+func (p *Pool) Workers() int { return p.workers }
+
+func (p *Pool) run(ready chan<- error, warm bool) {
+	defer p.wg.Done()
+	// Never unlocked: when this goroutine ends, its thread ends with it.
+	runtime.LockOSThread()
+	w, err := newWorker()
+	if err != nil {
+		ready <- err
+		return
+	}
+	defer w.free()
+	if warm {
+		r := w.process(cSMILES, "CC(=O)Oc1ccccc1C(=O)O", nil, flagGen3D)
+		if r.err != "" {
+			ready <- fmt.Errorf("warm-up: %s", r.err)
+			return
+		}
+		w.process(cInChI, "InChI=1S/C3H7NO2/c1-2(4)3(5)6/h2H,4H2,1H3,(H,5,6)/t2-/m0/s1", nil, flagCoords2D)
+		w.process(cMolBlock, "\n\n\n  0  0  0  0  0  0  0  0  0  0999 V2000\nM  END\n", nil, 0)
+	}
+	ready <- nil
+	for {
+		select {
+		case j := <-p.jobs:
+			j.reply <- w.process(j.format, j.text, j.lig, j.flags)
+		case <-p.quit:
+			return
+		}
+	}
+}
+
+// Close stops the workers and frees their C++ state. Calls of Process in
+// flight finish; later ones return ErrPoolClosed.
+func (p *Pool) Close() error {
+	p.once.Do(func() { close(p.quit) })
+	p.wg.Wait()
+	return nil
+}
+
+// Process parses in, normalizes it and computes identity, properties,
+// QED, validation and (if asked) coordinates. Content that is not a
+// molecule yields a *MoleculeError (errors.Is ErrInvalidMolecule); a
+// molecule that parses but breaks a validation rule is returned with
+// Validated false. ctx bounds the wait for a free worker and for the
+// result (RDKit itself cannot be interrupted).
+func (p *Pool) Process(ctx context.Context, in Input) (*Result, error) {
+	j, err := prepare(in)
+	if err != nil {
+		return nil, err
+	}
+	j.reply = make(chan raw, 1)
+	select {
+	case <-p.quit:
+		return nil, ErrPoolClosed
+	default:
+	}
+	select {
+	case p.jobs <- j:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("chem: process: %w", ctx.Err())
+	case <-p.quit:
+		return nil, ErrPoolClosed
+	}
+	var r raw
+	select {
+	case r = <-j.reply:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("chem: process: %w", ctx.Err())
+	}
+	if r.err != "" {
+		reason := r.err
+		if in.Format == FormatSMILES && strings.HasPrefix(reason, "SMILES syntax error") {
+			if h := smilesHint(in.Content); h != "" {
+				reason += ": " + h
+			}
+		}
+		return nil, &MoleculeError{Format: in.Format, Reason: reason}
+	}
+	return newResult(r), nil
+}
+
+func prepare(in Input) (job, error) {
+	j := job{text: in.Content}
+	if len(in.Content) > MaxContentBytes {
+		return j, &MoleculeError{Format: in.Format, Reason: fmt.Sprintf("content larger than %d bytes", MaxContentBytes)}
+	}
+	if in.Generate3D {
+		j.flags |= flagGen3D
+	}
+	if in.Coordinates2D {
+		j.flags |= flagCoords2D
+	}
+	if in.NoNormalize {
+		j.flags |= flagNoNormalize
+	}
+	switch in.Format {
+	case FormatSMILES:
+		j.format = cSMILES
+	case FormatInChI:
+		text, err := checkInChI(in.Content)
+		if err != nil {
+			return j, &MoleculeError{Format: in.Format, Reason: err.Error()}
+		}
+		j.format, j.text = cInChI, text
+	case FormatMolfile:
+		j.format = cMolBlock
+	case FormatPDBQT:
+		lig, err := parsePDBQTLigand(in.Content)
+		if err != nil {
+			return j, &MoleculeError{Format: in.Format, Reason: err.Error()}
+		}
+		if lig.template == "" {
+			lig.template = in.TemplateSMILES
+			lig.haveIdx = false
+		}
+		j.format, j.lig, j.text = cAtoms, lig, ""
+	default:
+		return j, fmt.Errorf("chem: process: format %q: %w", in.Format, ErrUnsupportedFormat)
+	}
+	return j, nil
+}

@@ -1,0 +1,271 @@
+package quadstore
+
+// Benchmarks on the data of graph/bench_test.go: 100,000 molecule records
+// of 10 quads each, one named graph per record.
+//
+//	go test -run '^$' -bench . -benchtime 1x ./graph/quadstore/
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cayleygraph/cayley/graph/path"
+	"github.com/cayleygraph/quad"
+	"github.com/molgraph/molgraph/ontology"
+)
+
+const benchResources = 100000
+
+var (
+	bMW    = quad.IRI(ontology.MG + "molecularWeight")
+	bType  = quad.IRI(ontology.RDF + "type")
+	bAttr  = quad.IRI(ontology.SIO + "SIO_000008")
+	bValue = quad.IRI(ontology.SIO + "SIO_000300")
+)
+
+func benchIRI(i int) quad.IRI {
+	return ontology.ResourceIRI("http://localhost:8080/", "molecule", fmt.Sprintf("mol-%07d", i))
+}
+
+// benchMolecule is graph/bench_test.go's benchMolecule: a 10-quad record.
+func benchMolecule(i int) Graph {
+	g := benchIRI(i)
+	mw := ontology.SubIRI(g, "mw")
+	w := 100 + float64(i%9000)/10
+	return Graph{Name: g, Quads: []quad.Quad{
+		{Subject: g, Predicate: bType, Object: quad.IRI(ontology.MG + "Molecule")},
+		{Subject: g, Predicate: quad.IRI(ontology.MG + "canonicalSmiles"), Object: ontology.String(fmt.Sprintf("C%dCO", i))},
+		{Subject: g, Predicate: quad.IRI(ontology.MG + "inchiKey"), Object: ontology.String(fmt.Sprintf("K%013d-UHFFFAOYSA-N", i))},
+		{Subject: g, Predicate: bMW, Object: ontology.Double(w)},
+		{Subject: g, Predicate: quad.IRI(ontology.MG + "logP"), Object: ontology.Double(float64(i%100) / 17)},
+		{Subject: g, Predicate: quad.IRI(ontology.MG + "validated"), Object: ontology.Boolean(i%7 != 0)},
+		{Subject: g, Predicate: bAttr, Object: mw},
+		{Subject: mw, Predicate: bType, Object: quad.IRI(ontology.SIO + "CHEMINF_000334")},
+		{Subject: mw, Predicate: bValue, Object: ontology.Double(w)},
+		{Subject: mw, Predicate: quad.IRI(ontology.SIO + "SIO_000221"), Object: quad.IRI(ontology.UNIT + "DA")},
+	}}
+}
+
+func peakRSSMB() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Maxrss) / 1024
+}
+
+// loadBench writes resources [from, to) in commits of batch graphs.
+func loadBench(tb testing.TB, s *Store, from, to, batch int) {
+	ctx := context.Background()
+	for start := from; start < to; start += batch {
+		end := min(start+batch, to)
+		graphs := make([]Graph, 0, end-start)
+		for i := start; i < end; i++ {
+			graphs = append(graphs, benchMolecule(i))
+		}
+		if err := s.ReplaceGraphs(ctx, graphs); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+var bench struct {
+	once sync.Once
+	s    *Store
+	dir  string
+}
+
+// TestMain removes the benchmarks' shared store.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bench.s != nil {
+		bench.s.Close()
+		os.RemoveAll(bench.dir)
+	}
+	os.Exit(code)
+}
+
+func benchStore(b *testing.B) *Store {
+	bench.once.Do(func() {
+		dir, err := os.MkdirTemp("", "quadstore-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := Open(dir, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		loadBench(b, s, 0, benchResources, 5000)
+		bench.s, bench.dir = s, dir
+	})
+	return bench.s
+}
+
+// BenchmarkLoad writes 1,000,000 quads (100k graphs of 10) per op, in
+// commits of 5,000 graphs as graph.Store.PutGraphs does.
+func BenchmarkLoad(b *testing.B) {
+	for n := 0; n < b.N; n++ {
+		dir := b.TempDir()
+		s, err := Open(dir, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		loadBench(b, s, 0, benchResources, 5000)
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(benchResources*10*b.N)/b.Elapsed().Seconds(), "quads/s")
+	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+}
+
+// BenchmarkReadGraph reads one resource's graph (10 quads) by its name.
+func BenchmarkReadGraph(b *testing.B) {
+	s := benchStore(b)
+	ctx := context.Background()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		t0 := time.Now()
+		var got int
+		err := s.Match(ctx, Pattern{Label: benchIRI(n * 7919 % benchResources)}, func(quad.Quad) error { got++; return nil })
+		lat = append(lat, time.Since(t0))
+		if err != nil || got != 10 {
+			b.Fatalf("%d quads, %v", got, err)
+		}
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "median-µs")
+}
+
+// BenchmarkNumericFilter: molecules with mg:molecularWeight < 500, by a
+// range scan of the numeric index.
+func BenchmarkNumericFilter(b *testing.B) {
+	s := benchStore(b)
+	ctx := context.Background()
+	want := 0
+	for i := 0; i < benchResources; i++ {
+		if 100+float64(i%9000)/10 < 500 {
+			want++
+		}
+	}
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		got := 0
+		err := s.NumericRange(ctx, bMW, Range{Min: math.Inf(-1), Max: 500, MaxExclusive: true}, func(quad.Quad) error {
+			got++
+			return nil
+		})
+		if err != nil || got != want {
+			b.Fatalf("%d matches, want %d: %v", got, want, err)
+		}
+	}
+	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+}
+
+// BenchmarkTwoHopJoin: for 1,000 molecules, molecule -SIO_000008->
+// descriptor -SIO_000300-> value, as per-node Match calls.
+func BenchmarkTwoHopJoin(b *testing.B) {
+	s := benchStore(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		got := 0
+		for i := 0; i < 1000; i++ {
+			err := s.Match(ctx, Pattern{Subject: benchIRI(i * 97), Predicate: bAttr}, func(q quad.Quad) error {
+				return s.Match(ctx, Pattern{Subject: q.Object, Predicate: bValue}, func(quad.Quad) error {
+					got++
+					return nil
+				})
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if got != 1000 {
+			b.Fatalf("%d results, want 1000", got)
+		}
+	}
+}
+
+// BenchmarkTwoHopJoinPath is the same join through Cayley's path API and
+// optimizer, on one snapshot.
+func BenchmarkTwoHopJoinPath(b *testing.B) {
+	s := benchStore(b)
+	ctx := context.Background()
+	starts := make([]quad.Value, 1000)
+	for i := range starts {
+		starts[i] = benchIRI(i * 97)
+	}
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		got := 0
+		err := s.View(ctx, func(snap *Snapshot) error {
+			return path.StartPath(snap, starts...).Out(bAttr).Out(bValue).Iterate(ctx).EachValue(snap, func(quad.Value) {
+				got++
+			})
+		})
+		if err != nil || got != 1000 {
+			b.Fatalf("%d results, want 1000: %v", got, err)
+		}
+	}
+}
+
+// BenchmarkReopen closes the loaded store and opens it again.
+func BenchmarkReopen(b *testing.B) {
+	s := benchStore(b)
+	dir := s.db.Opts().Dir
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+		var err error
+		s, err = Open(dir, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if q, _, err := s.Counts(); err != nil || q != benchResources*10 {
+			b.Fatalf("%d quads after reopen: %v", q, err)
+		}
+	}
+	bench.s = s
+}
+
+// BenchmarkReopenLarge loads QUADSTORE_BENCH_RESOURCES resources (10 quads
+// each; skipped when unset) into a new store and measures closing and
+// reopening it, e.g. QUADSTORE_BENCH_RESOURCES=1000000 for 10M quads.
+func BenchmarkReopenLarge(b *testing.B) {
+	n, _ := strconv.Atoi(os.Getenv("QUADSTORE_BENCH_RESOURCES"))
+	if n <= 0 {
+		b.Skip("set QUADSTORE_BENCH_RESOURCES")
+	}
+	dir := b.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now()
+	loadBench(b, s, 0, n, 5000)
+	b.Logf("loaded %d quads in %v (%.0f quads/s)", 10*n, time.Since(t0), float64(10*n)/time.Since(t0).Seconds())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if s, err = Open(dir, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		if q, _, err := s.Counts(); err != nil || q != int64(10*n) {
+			b.Fatalf("%d quads after reopen: %v", q, err)
+		}
+	}
+	b.StopTimer()
+	s.Close()
+}

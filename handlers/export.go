@@ -1,0 +1,195 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	cgraph "github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/quad"
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/molgraph/molgraph/auth"
+	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/graph/rdfio"
+)
+
+// Export of the whole graph (GET /v1/export, and `molgraph export`).
+//
+// The dump is written one named graph at a time: first the names of all
+// graphs are collected in one pass over the store (holding only the set of
+// names), then each graph is read (an index prefix scan), sorted by subject
+// and written. Each graph is consistent as stored (PutGraph replaces a
+// graph atomically); the dump as a whole is not a snapshot: a graph replaced
+// during the export appears in its old or its new version, a graph created
+// after the first pass is absent. Memory is bounded by the largest graph
+// plus the list of names.
+
+// ExportStats counts what an export wrote.
+type ExportStats struct {
+	// Graphs is the number of named graphs written so far, of GraphsTotal.
+	Graphs, GraphsTotal int
+	// Quads is the number of quads written so far.
+	Quads int64
+}
+
+// ExportHeader is the response header carrying the number of graphs of an
+// export; ExportTrailer the trailer with the number of quads written, sent
+// only when the export completed (a client can check it to detect a
+// truncated dump).
+const (
+	ExportHeader  = "X-Molgraph-Graphs"
+	ExportTrailer = "X-Molgraph-Quads"
+)
+
+// GraphNames returns the names of every named graph of store, sorted.
+func GraphNames(ctx context.Context, store *graph.Store) ([]quad.IRI, error) {
+	var names []quad.IRI
+	err := store.View(ctx, func(qs cgraph.QuadStore) error {
+		seen := map[any]struct{}{}
+		it := qs.QuadsAllIterator()
+		defer it.Close()
+		for it.Next(ctx) {
+			ref := qs.QuadDirection(it.Result(), quad.Label)
+			if ref == nil {
+				continue
+			}
+			k := ref.Key()
+			if _, ok := seen[k]; ok {
+				continue
+			}
+			seen[k] = struct{}{}
+			if iri, ok := qs.NameOf(ref).(quad.IRI); ok {
+				names = append(names, iri)
+			}
+		}
+		if err := it.Err(); err != nil {
+			return err
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("export: list graphs: %w", err)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// Export writes every named graph of store to w in format f, calling
+// progress (if not nil) after each graph. N-Quads and JSON-LD keep the graph
+// names; Turtle and N-Triples write the union of the graphs' triples.
+func Export(ctx context.Context, store *graph.Store, w io.Writer, f rdfio.Format, names []quad.IRI, progress func(ExportStats)) (ExportStats, error) {
+	st := ExportStats{GraphsTotal: len(names)}
+	wr, err := rdfio.NewWriterOptions(w, f, rdfio.WriterOptions{KeepGraphs: true})
+	if err != nil {
+		return st, fmt.Errorf("export: %w", err)
+	}
+	for _, g := range names {
+		qs, err := store.Graph(ctx, g)
+		if err != nil {
+			return st, fmt.Errorf("export: graph %s: %w", g, err)
+		}
+		rdfio.SortQuads(qs)
+		for _, q := range qs {
+			if err := wr.WriteQuad(q); err != nil {
+				return st, fmt.Errorf("export: %w", err)
+			}
+		}
+		st.Graphs++
+		st.Quads += int64(len(qs))
+		if progress != nil {
+			progress(st)
+		}
+	}
+	if err := wr.Close(); err != nil {
+		return st, fmt.Errorf("export: %w", err)
+	}
+	return st, nil
+}
+
+func (s *Server) exportRoutes() []Route {
+	content := map[string]Schema{}
+	for _, f := range rdfio.Formats() {
+		mt, _, _ := strings.Cut(f.MediaType(), ";")
+		content[mt] = Schema{"type": "string"}
+	}
+	return []Route{{
+		Method: http.MethodGet, Pattern: "/v1/export", Scope: auth.ScopeAdmin, Handle: s.export,
+		Doc: Doc{Tag: "graph", Summary: "Export the whole graph (streamed)",
+			Description: "Every named graph, one after the other, each sorted by subject. nquads (default) and jsonld keep " +
+				"graph names; turtle and ntriples write their union. gzip-compressed when Accept-Encoding allows it. " +
+				"Each graph is as stored; the dump is not a global snapshot. The " + ExportTrailer + " trailer, sent " +
+				"after the last byte, counts the quads written: a dump without it was cut short.",
+			Params: []Param{{Name: "format", In: "query", Description: "nquads (default), ntriples, turtle or jsonld.",
+				Schema: Schema{"type": "string", "enum": rdfio.FormatNames()}}},
+			Responses: []Response{{Status: 200, Description: "The dump.", Content: content,
+				Headers: map[string]string{ExportHeader: "Number of named graphs in the dump.",
+					"Content-Encoding": "gzip when the client accepts it."}}}},
+	}}
+}
+
+// acceptsGzip reports whether an Accept-Encoding header allows gzip.
+func acceptsGzip(h string) bool {
+	for _, part := range strings.Split(h, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.TrimSpace(name) != "*" {
+			continue
+		}
+		q := 1.0
+		if k, v, ok := strings.Cut(strings.TrimSpace(params), "="); ok && strings.TrimSpace(k) == "q" {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+				q = f
+			}
+		}
+		return q > 0
+	}
+	return false
+}
+
+func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
+	f := rdfio.NQuads
+	if v := r.URL.Query().Get("format"); v != "" {
+		var err error
+		if f, err = rdfio.ParseFormat(v); err != nil {
+			return badRequest("format", "unknown format %q; allowed: %s", v, strings.Join(rdfio.FormatNames(), ", "))
+		}
+	}
+	store, err := s.graphStore()
+	if err != nil {
+		return err
+	}
+	names, err := GraphNames(r.Context(), store)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", f.MediaType())
+	h.Set("Content-Disposition", `attachment; filename="molgraph`+f.Extension()+`"`)
+	h.Set("Vary", "Accept-Encoding")
+	h.Set(ExportHeader, strconv.Itoa(len(names)))
+	h.Set("Trailer", ExportTrailer)
+	var out io.Writer = w
+	var zw *gzip.Writer
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		h.Set("Content-Encoding", "gzip")
+		zw = gzip.NewWriter(w)
+		out = zw
+	}
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	st, err := Export(r.Context(), store, out, f, names, nil)
+	if err == nil && zw != nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		return err // the response has started: the adapter aborts the connection
+	}
+	h.Set(ExportTrailer, strconv.FormatInt(st.Quads, 10))
+	return nil
+}

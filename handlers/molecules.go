@@ -1,0 +1,460 @@
+package handlers
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cayleygraph/quad"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/molgraph/molgraph/auth"
+	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/jobs"
+	"github.com/molgraph/molgraph/jobs/batch"
+	"github.com/molgraph/molgraph/ontology"
+	"github.com/molgraph/molgraph/parsers/sdf"
+)
+
+// Molecules: POST /v1/molecules registers one molecule (jobs/batch.Registry:
+// chem normalizes it, its id is the hash of its canonical SMILES); GET
+// reads it back from its named graph (ontology.MoleculeFromQuads), so the
+// JSON is always a projection of the stored triples.
+
+// MoleculeServices wire the molecule and batch routes; a nil Registry
+// makes them answer 503 not_ready.
+type MoleculeServices struct {
+	Registry *batch.Registry
+	// Jobs runs Batch (nil: the batch routes answer 503).
+	Jobs  *jobs.Runner
+	Batch *batch.Task
+	// MaxBatchRecords bounds one batch upload (default DefaultMaxBatchRecords).
+	MaxBatchRecords int
+}
+
+// Pagination and batch defaults (spec/API.md).
+const (
+	DefaultPageLimit       = 100
+	MaxPageLimit           = 1000
+	DefaultMaxBatchRecords = 100000
+)
+
+// moleculeView is the JSON of a molecule.
+type moleculeView struct {
+	ontology.MoleculeRecord
+	Links map[string]string `json:"links"`
+}
+
+func moleculeLinks(id string) map[string]string {
+	self := "/v1/molecules/" + id
+	return map[string]string{"self": self, "triples": self + "/triples", "structure": self + "/structure"}
+}
+
+// moleculeCreate is the body of POST /v1/molecules.
+type moleculeCreate struct {
+	Format     string `json:"format"`
+	Content    string `json:"content"`
+	Generate3D bool   `json:"generate_3d"`
+	Name       string `json:"name"`
+}
+
+// moleculeFormats are the format names POST accepts.
+const moleculeFormats = "smiles, inchi, sdf (alias mol), pdbqt"
+
+func (s *Server) moleculesResource() resource {
+	var routes []Route
+	routes = append(routes, s.moleculeRoutes()...)
+	routes = append(routes, s.batchRoutes()...)
+	routes = append(routes, s.identityRoutes()...)
+	schemas := moleculeSchemas()
+	for k, v := range batchSchemas() {
+		schemas[k] = v
+	}
+	return resource{routes: routes, schemas: schemas}
+}
+
+func moleculeSchemas() map[string]Schema {
+	str, num, integer, boolean := Schema{"type": "string"}, Schema{"type": "number"}, Schema{"type": "integer", "minimum": 0}, Schema{"type": "boolean"}
+	return map[string]Schema{
+		"Molecule": {"type": "object",
+			"required": []string{"id", "iri", "smiles_canonical", "inchi", "inchi_key", "formula", "mw", "exact_mass", "logp", "qed",
+				"tpsa", "hbd", "hba", "rotatable_bonds", "heavy_atoms", "aromatic_rings", "validated", "validation", "normalization",
+				"has_3d", "created_at", "links"},
+			"properties": Schema{
+				"id": Schema{"type": "string", "pattern": "^mol-[a-z2-7]{26}$"}, "iri": str,
+				"smiles_canonical": str, "inchi": str, "inchi_key": Schema{"type": "string", "pattern": "^[A-Z]{14}-[A-Z]{10}-[A-Z]$"},
+				"formula": str, "mw": num, "exact_mass": num, "logp": num, "qed": num, "tpsa": num,
+				"hbd": integer, "hba": integer, "rotatable_bonds": integer, "heavy_atoms": integer, "aromatic_rings": integer,
+				"validated": boolean,
+				"validation": Schema{"type": "array", "items": Schema{"type": "object", "required": []string{"level", "code", "message"},
+					"properties": Schema{"level": Schema{"type": "string", "enum": []string{"error", "warning"}}, "code": str, "message": str}}},
+				"normalization": Schema{"type": "array", "items": str},
+				"has_3d":        boolean, "input_format": Schema{"type": "string", "enum": []string{"smiles", "inchi", "sdf", "pdbqt"}},
+				"name": str, "created_at": Schema{"type": "string", "format": "date-time"},
+				"structure_file": Schema{"type": "object", "required": []string{"sha256", "bytes"}, "properties": Schema{
+					"sha256": str, "bytes": integer, "media_type": str, "filename": str}},
+				"links": Schema{"type": "object", "additionalProperties": str},
+			}},
+		"MoleculeCreate": {"type": "object", "required": []string{"format", "content"}, "additionalProperties": false,
+			"properties": Schema{
+				"format":      Schema{"type": "string", "description": "smiles, inchi, sdf (alias mol) or pdbqt; case-insensitive."},
+				"content":     Schema{"type": "string", "minLength": 1},
+				"generate_3d": Schema{"type": "boolean", "default": false},
+				"name":        str,
+			}},
+		"MoleculeList": {"type": "object", "required": []string{"molecules", "next_cursor"}, "properties": Schema{
+			"molecules":   Schema{"type": "array", "items": ref("Molecule")},
+			"next_cursor": Schema{"type": []string{"string", "null"}},
+		}},
+	}
+}
+
+func pageParams() []Param {
+	return []Param{
+		{Name: "limit", In: "query", Description: "Page size (default 100, at most 1000).", Schema: Schema{"type": "integer", "minimum": 1, "maximum": MaxPageLimit}},
+		{Name: "cursor", In: "query", Description: "The next_cursor of the previous page.", Schema: Schema{"type": "string"}},
+	}
+}
+
+func (s *Server) moleculeRoutes() []Route {
+	idParam := map[string]string{"id": "The molecule id (mol-...)."}
+	molBody := jsonContent(ref("Molecule"))
+	return []Route{
+		{
+			Method: http.MethodPost, Pattern: "/v1/molecules", Scope: auth.ScopeWrite, Handle: s.createMolecule,
+			Doc: Doc{Tag: "molecules", Summary: "Register a molecule (idempotent: the id is derived from the normalized structure)",
+				Description: "Normalizes the structure (sanitize, clean-up, largest organic fragment, neutralize) and computes identity " +
+					"and descriptors with RDKit and InChI. generate_3d adds an ETKDG+MMFF94 conformer (also to an existing molecule " +
+					"without one). Content that is not a molecule is 422 invalid_molecule; nothing is stored.",
+				Request: &Body{Required: true, Content: jsonContent(ref("MoleculeCreate"))},
+				Responses: []Response{
+					{Status: 201, Description: "A new molecule.", Content: molBody, Headers: map[string]string{"Location": "URL of the molecule."}},
+					{Status: 200, Description: "The molecule existed; its stored record.", Content: molBody, Headers: map[string]string{"Location": "URL of the molecule."}},
+				}},
+		},
+		{
+			Method: http.MethodGet, Pattern: "/v1/molecules", Scope: auth.ScopeRead, Handle: s.listMolecules,
+			Doc: Doc{Tag: "molecules", Summary: "Look up molecules by InChIKey or SMILES, or list them",
+				Description: "smiles is normalized like a POST, so any spelling of the structure finds it. Without filters, " +
+					"every molecule in id order.",
+				Params: append([]Param{
+					{Name: "inchi_key", In: "query", Description: "Standard InChIKey (tautomers share one, so several molecules may match).", Schema: Schema{"type": "string"}},
+					{Name: "smiles", In: "query", Description: "A SMILES of the structure.", Schema: Schema{"type": "string"}},
+				}, pageParams()...),
+				Responses: []Response{{Status: 200, Description: "A page of molecules.", Content: jsonContent(ref("MoleculeList"))}}},
+		},
+		{
+			Method: http.MethodGet, Pattern: "/v1/molecules/{id}", Scope: auth.ScopeRead, Handle: s.getMolecule,
+			Doc: Doc{Tag: "molecules", Summary: "Get a molecule, projected from its named graph", PathParams: idParam,
+				Responses: []Response{{Status: 200, Description: "The molecule.", Content: molBody}}},
+		},
+		{
+			Method: http.MethodGet, Pattern: "/v1/molecules/{id}/structure", Scope: auth.ScopeRead, Handle: s.moleculeStructure,
+			Doc: Doc{Tag: "molecules", Summary: "The structure file: the 3D conformer if there is one, else 2D coordinates", PathParams: idParam,
+				Params: []Param{{Name: "format", In: "query", Description: "sdf (default), mol, smiles or xyz; without it, Accept chooses.",
+					Schema: Schema{"type": "string", "enum": []string{"sdf", "mol", "smiles", "xyz"}}}},
+				Responses: []Response{{Status: 200, Description: "The structure.", Content: map[string]Schema{
+					"chemical/x-mdl-sdfile": {"type": "string"}, "chemical/x-mdl-molfile": {"type": "string"},
+					"chemical/x-daylight-smiles": {"type": "string"}, "chemical/x-xyz": {"type": "string"}}}}},
+		},
+		{
+			Method: http.MethodGet, Pattern: "/v1/molecules/{id}/triples", Scope: auth.ScopeRead, Handle: s.moleculeTriples,
+			Doc: Doc{Tag: "molecules", Summary: "The molecule's named graph as Turtle, JSON-LD or N-Triples", PathParams: idParam,
+				Params: triplesParams(), Responses: []Response{triplesResponse("The molecule's triples, as stored.")}},
+		},
+	}
+}
+
+// registry returns the molecule registry or a 503.
+func (s *Server) registry() (*batch.Registry, error) {
+	if s.cfg.Molecules.Registry == nil {
+		return nil, fmt.Errorf("%w: molecule registration is not configured", ErrNotReady)
+	}
+	return s.cfg.Molecules.Registry, nil
+}
+
+// parseMoleculeFormat maps a format name to chem's, or a 400 naming field.
+func parseMoleculeFormat(field, name string) (chem.Format, error) {
+	if strings.TrimSpace(name) == "" {
+		return "", badRequest(field, "required: one of %s", moleculeFormats)
+	}
+	f, err := chem.ParseFormat(strings.TrimSpace(name))
+	if err != nil {
+		return "", badRequest(field, "unknown format %q; allowed: %s", name, moleculeFormats)
+	}
+	return f, nil
+}
+
+func (s *Server) createMolecule(w http.ResponseWriter, r *http.Request) error {
+	reg, err := s.registry()
+	if err != nil {
+		return err
+	}
+	var req moleculeCreate
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	f, err := parseMoleculeFormat("format", req.Format)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.Content) == "" {
+		return badRequest("content", "required: the structure as text")
+	}
+	if len(req.Content) > chem.MaxContentBytes {
+		return fmt.Errorf("%w: content has %d bytes, at most %d", ErrBodyTooLarge, len(req.Content), chem.MaxContentBytes)
+	}
+	rec, created, err := reg.Register(r.Context(), batch.Input{Format: f, Content: req.Content, Name: req.Name, Generate3D: req.Generate3D})
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	w.Header().Set("Location", "/v1/molecules/"+rec.ID)
+	return writeJSON(w, status, moleculeView{rec, moleculeLinks(rec.ID)})
+}
+
+// moleculeGraph reads the graph of the molecule named in the path.
+func (s *Server) moleculeGraph(r *http.Request) (*batch.Registry, []quad.Quad, error) {
+	reg, err := s.registry()
+	if err != nil {
+		return nil, nil, err
+	}
+	id := chi.URLParam(r, "id")
+	if !strings.HasPrefix(id, ontology.MoleculeIDPrefix) {
+		return nil, nil, fmt.Errorf("%w: no molecule %q", ErrNotFound, id)
+	}
+	qs, err := reg.Store().Graph(r.Context(), reg.IRI(id))
+	if errors.Is(err, graph.ErrNotFound) {
+		return nil, nil, fmt.Errorf("%w: no molecule %q", ErrNotFound, id)
+	}
+	return reg, qs, err
+}
+
+func (s *Server) getMolecule(w http.ResponseWriter, r *http.Request) error {
+	_, qs, err := s.moleculeGraph(r)
+	if err != nil {
+		return err
+	}
+	rec, err := ontology.MoleculeFromQuads(qs)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, moleculeView{rec, moleculeLinks(rec.ID)})
+}
+
+func (s *Server) moleculeTriples(w http.ResponseWriter, r *http.Request) error {
+	_, qs, err := s.moleculeGraph(r)
+	if err != nil {
+		return err
+	}
+	return writeTriples(w, r, qs)
+}
+
+// structureFormats are the structure file formats, default first.
+func structureFormats() []format {
+	return []format{
+		{name: "sdf", aliases: []string{"sd"}, mediaType: "chemical/x-mdl-sdfile"},
+		{name: "mol", aliases: []string{"molfile"}, mediaType: "chemical/x-mdl-molfile"},
+		{name: "smiles", aliases: []string{"smi"}, mediaType: "chemical/x-daylight-smiles"},
+		{name: "xyz", mediaType: "chemical/x-xyz"},
+	}
+}
+
+func (s *Server) moleculeStructure(w http.ResponseWriter, r *http.Request) error {
+	f, err := pickFormat(r, structureFormats())
+	if err != nil {
+		return err
+	}
+	reg, qs, err := s.moleculeGraph(r)
+	if err != nil {
+		return err
+	}
+	rec, err := ontology.MoleculeFromQuads(qs)
+	if err != nil {
+		return err
+	}
+	var out string
+	if f.name == "smiles" {
+		out = rec.SMILES + "\t" + rec.ID + "\n"
+	} else {
+		var molfile string
+		if rec.Structure != nil {
+			data, err := reg.Store().Blobs().Get(rec.Structure.SHA256)
+			if err != nil {
+				return err
+			}
+			molfile = string(data)
+		} else {
+			res, err := reg.Pool().Process(r.Context(), chem.Input{Format: chem.FormatSMILES, Content: rec.SMILES, NoNormalize: true, Coordinates2D: true})
+			if err != nil {
+				return err
+			}
+			_, rest, _ := strings.Cut(res.Molfile, "\n")
+			molfile = rec.ID + "\n" + rest
+		}
+		if i := strings.Index(molfile, "M  END"); i >= 0 {
+			molfile = molfile[:i] + "M  END\n"
+		}
+		switch f.name {
+		case "sdf":
+			out = molfile + "$$$$\n"
+		case "mol":
+			out = molfile
+		case "xyz":
+			if out, err = sdf.MolfileXYZ(molfile, rec.ID); err != nil {
+				return err
+			}
+		}
+	}
+	w.Header().Set("Content-Type", f.mediaType)
+	w.Header().Set("Vary", "Accept")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("inline; filename=%q", rec.ID+"."+f.name))
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write([]byte(out))
+	return err
+}
+
+// pageLimit reads ?limit= (default 100, 1..1000).
+func pageLimit(r *http.Request) (int, error) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return DefaultPageLimit, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > MaxPageLimit {
+		return 0, badRequest("limit", "%q is not an integer from 1 to %d", v, MaxPageLimit)
+	}
+	return n, nil
+}
+
+// encodeCursor and decodeCursor make a position opaque.
+func encodeCursor(pos string) string { return base64.RawURLEncoding.EncodeToString([]byte(pos)) }
+
+func decodeCursor(r *http.Request, prefix string) (string, error) {
+	v := r.URL.Query().Get("cursor")
+	if v == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil || !strings.HasPrefix(string(b), prefix) {
+		return "", badRequest("cursor", "not a cursor of this listing; use next_cursor of the previous page")
+	}
+	return strings.TrimPrefix(string(b), prefix), nil
+}
+
+func (s *Server) listMolecules(w http.ResponseWriter, r *http.Request) error {
+	reg, err := s.registry()
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	limit, err := pageLimit(r)
+	if err != nil {
+		return err
+	}
+	after, err := decodeCursor(r, "m:")
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	inchiKey, smiles := strings.TrimSpace(q.Get("inchi_key")), q.Get("smiles")
+	var ids []string
+	more := false
+	if inchiKey != "" || smiles != "" {
+		var cand []string
+		if smiles != "" {
+			res, err := reg.Pool().Process(ctx, chem.Input{Format: chem.FormatSMILES, Content: smiles})
+			if err != nil {
+				if errors.Is(err, chem.ErrInvalidMolecule) {
+					return badRequest("smiles", "%v", err)
+				}
+				return err
+			}
+			id := ontology.MoleculeID(res.SMILES)
+			has, err := reg.Store().HasGraph(ctx, reg.IRI(id))
+			if err != nil {
+				return err
+			}
+			if has {
+				cand = append(cand, id)
+			}
+		}
+		if inchiKey != "" {
+			var byKey []string
+			err := reg.Store().Match(ctx, graph.Pattern{Predicate: ontology.MoleculeInChIKey, Object: ontology.String(inchiKey)}, func(qd quad.Quad) error {
+				if s, ok := qd.Subject.(quad.IRI); ok && qd.Label == s {
+					byKey = append(byKey, string(s)[strings.LastIndexByte(string(s), '/')+1:])
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if smiles != "" {
+				var both []string
+				for _, c := range cand {
+					for _, k := range byKey {
+						if c == k {
+							both = append(both, c)
+						}
+					}
+				}
+				cand = both
+			} else {
+				cand = byKey
+			}
+		}
+		slices.Sort(cand)
+		cand = slices.Compact(cand)
+		for _, id := range cand {
+			if id <= after {
+				continue
+			}
+			if len(ids) == limit {
+				more = true
+				break
+			}
+			ids = append(ids, id)
+		}
+	} else {
+		var afterIRI quad.IRI
+		if after != "" {
+			afterIRI = reg.IRI(after)
+		}
+		iris, m, err := reg.Store().ListByClass(ctx, ontology.MoleculeClass, afterIRI, limit)
+		if err != nil {
+			return err
+		}
+		more = m
+		for _, iri := range iris {
+			ids = append(ids, string(iri)[strings.LastIndexByte(string(iri), '/')+1:])
+		}
+	}
+	out := struct {
+		Molecules  []moleculeView `json:"molecules"`
+		NextCursor *string        `json:"next_cursor"`
+	}{Molecules: []moleculeView{}}
+	for _, id := range ids {
+		rec, err := reg.Get(ctx, id)
+		if errors.Is(err, graph.ErrNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return err
+		}
+		out.Molecules = append(out.Molecules, moleculeView{rec, moleculeLinks(rec.ID)})
+	}
+	if more && len(ids) > 0 {
+		c := encodeCursor("m:" + ids[len(ids)-1])
+		out.NextCursor = &c
+	}
+	return writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,454 @@
+package handlers
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cayleygraph/quad"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/molgraph/molgraph/auth"
+	"github.com/molgraph/molgraph/features"
+	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/ontology"
+	"github.com/molgraph/molgraph/parsers/qm"
+	"github.com/molgraph/molgraph/shapes"
+)
+
+// Errors of the quantum-chemistry routes.
+var (
+	// ErrOntologyValidation: the calculation's triples do not conform to the
+	// shapes (422 ontology_validation_failed).
+	ErrOntologyValidation = errors.New("ontology validation failed")
+	// ErrValidationUnavailable: validate_ontology=true without a SHACL gate
+	// configured (501).
+	ErrValidationUnavailable = errors.New("ontology validation is not available")
+)
+
+// calculationView is the JSON of a calculation: the record projected from
+// the graph, its links, and the validation report when one was asked for.
+type calculationView struct {
+	ontology.CalculationRecord
+	Validation *shapes.Report    `json:"validation,omitempty"`
+	Links      map[string]string `json:"links"`
+}
+
+func (s *Server) qmResource() resource {
+	return resource{routes: s.qmRoutes(), schemas: qmSchemas()}
+}
+
+func qmSchemas() map[string]Schema {
+	num := Schema{"type": "number"}
+	nums := Schema{"type": "array", "items": num}
+	return map[string]Schema{
+		"Calculation": {"type": "object", "required": []string{"id", "iri", "program", "natoms", "normal_termination", "links"},
+			"properties": Schema{
+				"id": Schema{"type": "string", "pattern": "^calc-"}, "iri": Schema{"type": "string"},
+				"program": Schema{"type": "string"}, "program_version": Schema{"type": "string"},
+				"job_types": Schema{"type": "array", "items": Schema{"type": "string", "enum": []string{"energy", "optimization", "frequency"}}},
+				"method":    Schema{"type": "string"}, "basis_set": Schema{"type": "string"},
+				"charge": Schema{"type": "integer"}, "multiplicity": Schema{"type": "integer"},
+				"formula": Schema{"type": "string"}, "natoms": Schema{"type": "integer"},
+				"geometry": Schema{"type": "array", "items": Schema{"type": "object",
+					"properties": Schema{"element": Schema{"type": "string"}, "x": num, "y": num, "z": num}}},
+				"energies":                 Schema{"type": "object", "additionalProperties": true},
+				"optimization":             Schema{"type": "object", "additionalProperties": true},
+				"frequencies":              Schema{"type": "object", "additionalProperties": true},
+				"orbitals":                 Schema{"type": "object", "additionalProperties": true},
+				"dipole_debye":             Schema{"type": "object", "additionalProperties": true},
+				"mulliken_charges":         nums,
+				"rotational_constants_ghz": nums,
+				"normal_termination":       Schema{"type": "boolean"},
+				"molecule_id":              Schema{"type": "string"},
+				"source": Schema{"type": "object", "properties": Schema{
+					"filename": Schema{"type": "string"}, "sha256": Schema{"type": "string"}, "bytes": Schema{"type": "integer"}}},
+				"created_at": Schema{"type": "string", "format": "date-time"},
+				"validation": Schema{"type": "object", "properties": Schema{
+					"conforms": Schema{"type": "boolean"}, "results": Schema{"type": "array"}}},
+				"links": Schema{"type": "object", "additionalProperties": Schema{"type": "string"}},
+			}},
+		"CalculationFeatures": {"type": "object", "required": []string{"id", "features", "units"},
+			"properties": Schema{
+				"id":       Schema{"type": "string"},
+				"features": Schema{"type": "object", "additionalProperties": Schema{"type": []string{"number", "null"}}},
+				"units":    Schema{"type": "object", "additionalProperties": Schema{"type": "string"}},
+			}},
+	}
+}
+
+func (s *Server) qmRoutes() []Route {
+	idParam := map[string]string{"id": "The calculation id (calc-...)."}
+	return []Route{
+		{
+			Method: http.MethodPost, Pattern: "/v1/qm/parse", Scope: auth.ScopeWrite, Handle: s.parseLog,
+			Doc: Doc{Tag: "qm", Summary: "Parse a quantum-chemistry log into a calculation",
+				Description: "Gaussian, ORCA and Psi4 logs, detected from their content. The same file bytes give the same id: " +
+					"a second upload answers 200 with the stored record. With validate_ontology=true the triples are checked " +
+					"against the SHACL shapes (GET /v1/shapes) before anything is stored.",
+				Request: &Body{Required: true, Content: map[string]Schema{"multipart/form-data": {"type": "object", "required": []string{"file"},
+					"properties": Schema{
+						"file":              Schema{"type": "string", "contentMediaType": "application/octet-stream"},
+						"validate_ontology": Schema{"type": "string", "enum": []string{"true", "false"}, "default": "false"},
+						"program":           Schema{"type": "string", "enum": []string{"gaussian", "orca", "psi4"}},
+					}}}},
+				Responses: []Response{
+					{Status: 201, Description: "The new calculation.", Content: jsonContent(ref("Calculation")),
+						Headers: map[string]string{"Location": "URL of the calculation."}},
+					{Status: 200, Description: "The file was parsed before: the stored calculation.", Content: jsonContent(ref("Calculation")),
+						Headers: map[string]string{"Location": "URL of the calculation."}},
+				}},
+		},
+		{
+			Method: http.MethodGet, Pattern: "/v1/qm/calculations/{id}", Scope: auth.ScopeRead, Handle: s.getCalculation,
+			Doc: Doc{Tag: "qm", Summary: "Get a calculation record (projected from its graph)", PathParams: idParam,
+				Responses: []Response{{Status: 200, Description: "The calculation.", Content: jsonContent(ref("Calculation"))}}},
+		},
+		{
+			Method: http.MethodGet, Pattern: "/v1/qm/calculations/{id}/triples", Scope: auth.ScopeRead, Handle: s.calculationTriples,
+			Doc: Doc{Tag: "qm", Summary: "The calculation's OntoCompChem triples", PathParams: idParam, Params: triplesParams(),
+				Responses: []Response{triplesResponse("The calculation's named graph.")}},
+		},
+		{
+			Method: http.MethodGet, Pattern: "/v1/qm/calculations/{id}/features", Scope: auth.ScopeRead, Handle: s.calculationFeatures,
+			Doc: Doc{Tag: "qm", Summary: "ML features of a calculation (missing ones null)", PathParams: idParam,
+				Responses: []Response{{Status: 200, Description: "Named features in their fixed order, with units.",
+					Content: jsonContent(ref("CalculationFeatures"))}}},
+		},
+		{
+			Method: http.MethodGet, Pattern: "/v1/qm/features", Scope: auth.ScopeRead, Handle: s.allFeatures,
+			Doc: Doc{Tag: "qm", Summary: "ML features of every calculation as one table",
+				Params: []Param{{Name: "format", In: "query", Description: "csv (default) or jsonl.",
+					Schema: Schema{"type": "string", "enum": []string{"csv", "jsonl"}}}},
+				Responses: []Response{{Status: 200, Description: "One row per calculation, id first.",
+					Content: map[string]Schema{"text/csv": {"type": "string"}, "application/x-ndjson": {"type": "string"}}}}},
+		},
+	}
+}
+
+// calculationID is the content address of a log: the same bytes always
+// give the same id.
+func calculationID(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "calc-" + hex.EncodeToString(sum[:16])
+}
+
+func (s *Server) calculationIRI(id string) quad.IRI {
+	return ontology.ResourceIRI(s.cfg.BaseIRI, ontology.KindCalculation, id)
+}
+
+func calculationLinks(id string) map[string]string {
+	self := "/v1/qm/calculations/" + id
+	return map[string]string{"self": self, "triples": self + "/triples", "features": self + "/features"}
+}
+
+// logUpload is the parsed multipart form of POST /v1/qm/parse.
+type logUpload struct {
+	data     []byte
+	filename string
+	validate bool
+	program  string
+}
+
+// readLogUpload reads the multipart form: the file part (required) and
+// the validate_ontology and program values. Unknown parts are ignored, as
+// HTML forms add their own.
+func readLogUpload(r *http.Request) (*logUpload, error) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" {
+		return nil, fmt.Errorf("%w: %q, expected multipart/form-data with a file part", ErrUnsupportedMediaType, r.Header.Get("Content-Type"))
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, badRequest("", "malformed multipart body: %v", err)
+	}
+	up := &logUpload{}
+	haveFile := false
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, multipartError(err)
+		}
+		switch p.FormName() {
+		case "file":
+			if haveFile {
+				return nil, badRequest("file", "more than one file part; send one log per request")
+			}
+			haveFile = true
+			up.filename = path.Base(strings.ReplaceAll(p.FileName(), "\\", "/"))
+			if up.filename == "." || up.filename == "/" {
+				up.filename = ""
+			}
+			if up.data, err = io.ReadAll(p); err != nil {
+				return nil, multipartError(err)
+			}
+		case "validate_ontology":
+			v, err := formValue(p)
+			if err != nil {
+				return nil, err
+			}
+			b, err := strconv.ParseBool(strings.TrimSpace(v))
+			if err != nil {
+				return nil, badRequest("validate_ontology", "%q is not true or false", v)
+			}
+			up.validate = b
+		case "program":
+			v, err := formValue(p)
+			if err != nil {
+				return nil, err
+			}
+			up.program = strings.TrimSpace(v)
+		}
+		p.Close()
+	}
+	if !haveFile {
+		return nil, badRequest("file", "required: the log as a multipart file part named \"file\"")
+	}
+	if len(up.data) == 0 {
+		return nil, badRequest("file", "the uploaded file is empty")
+	}
+	return up, nil
+}
+
+// formValue reads a small form value.
+func formValue(p io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(p, 1025))
+	if err != nil {
+		return "", multipartError(err)
+	}
+	if len(b) > 1024 {
+		return "", badRequest("", "form value too long")
+	}
+	return string(b), nil
+}
+
+// multipartError keeps a body-size error a 413 and makes others a 400.
+func multipartError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return fmt.Errorf("%w: at most %d bytes", ErrBodyTooLarge, mbe.Limit)
+	}
+	return badRequest("", "malformed multipart body: %v", err)
+}
+
+func (s *Server) parseLog(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.graphStore()
+	if err != nil {
+		return err
+	}
+	up, err := readLogUpload(r)
+	if err != nil {
+		return err
+	}
+	if up.validate && s.cfg.Gate == nil {
+		return fmt.Errorf("%w: no SHACL gate configured", ErrValidationUnavailable)
+	}
+	if up.program != "" {
+		if _, err := qm.ProgramByName(up.program); err != nil {
+			return badRequest("program", "unknown program %q; allowed: gaussian, orca, psi4", up.program)
+		}
+	}
+	id := calculationID(up.data)
+	iri := s.calculationIRI(id)
+	ctx := r.Context()
+
+	// The same bytes were parsed before: answer with the stored record.
+	if stored, err := st.Graph(ctx, iri); err == nil {
+		view, err := s.calculationView(stored)
+		if err != nil {
+			return err
+		}
+		if up.validate {
+			if view.Validation, err = s.cfg.Gate.Validate(stored); err != nil {
+				return err
+			}
+		}
+		w.Header().Set("Location", view.Links["self"])
+		return writeJSON(w, http.StatusOK, view)
+	} else if !errors.Is(err, graph.ErrNotFound) {
+		return err
+	}
+
+	calc, err := s.cfg.QM.Parse(bytes.NewReader(up.data), up.program)
+	if err != nil {
+		return err
+	}
+	rec := features.Record(calc)
+	sum := sha256.Sum256(up.data)
+	rec.Source = &ontology.CalculationSource{Filename: up.filename, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(up.data))}
+	rec.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
+	quads, err := ontology.CalculationQuads(s.cfg.BaseIRI, id, &rec)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUnprocessable, err)
+	}
+	var report *shapes.Report
+	if up.validate {
+		if report, err = s.cfg.Gate.Validate(quads); err != nil {
+			return err
+		}
+		if !report.Conforms {
+			return validationError(report)
+		}
+	}
+	// The log first: a graph never links a blob that is not there. A failed
+	// graph write leaves an unreferenced blob, which is harmless.
+	if _, err := st.Blobs().PutBytes(up.data); err != nil {
+		return err
+	}
+	if err := st.PutGraph(ctx, iri, quads); err != nil {
+		return err
+	}
+	stored, err := st.Graph(ctx, iri)
+	if err != nil {
+		return err
+	}
+	view, err := s.calculationView(stored)
+	if err != nil {
+		return err
+	}
+	view.Validation = report
+	w.Header().Set("Location", view.Links["self"])
+	return writeJSON(w, http.StatusCreated, view)
+}
+
+// validationError is the 422 of a non-conforming calculation, one error
+// per most specific SHACL result.
+func validationError(rep *shapes.Report) error {
+	var fields []FieldError
+	for _, res := range rep.Leaves() {
+		field := ""
+		if res.Path != nil {
+			field = res.Path.String()
+		}
+		fields = append(fields, FieldError{Field: field, Message: res.String()})
+	}
+	return &InputError{Err: ErrOntologyValidation, Fields: fields}
+}
+
+func (s *Server) calculationView(quads []quad.Quad) (*calculationView, error) {
+	rec, err := ontology.CalculationFromQuads(quads)
+	if err != nil {
+		return nil, err
+	}
+	return &calculationView{CalculationRecord: rec, Links: calculationLinks(rec.ID)}, nil
+}
+
+// calculationGraph reads the graph of the calculation named in the path.
+func (s *Server) calculationGraph(r *http.Request) ([]quad.Quad, error) {
+	st, err := s.graphStore()
+	if err != nil {
+		return nil, err
+	}
+	id := chi.URLParam(r, "id")
+	if !strings.HasPrefix(id, "calc-") {
+		return nil, fmt.Errorf("%w: no calculation %q", ErrNotFound, id)
+	}
+	quads, err := st.Graph(r.Context(), s.calculationIRI(id))
+	if errors.Is(err, graph.ErrNotFound) {
+		return nil, fmt.Errorf("%w: no calculation %q", ErrNotFound, id)
+	}
+	return quads, err
+}
+
+func (s *Server) getCalculation(w http.ResponseWriter, r *http.Request) error {
+	quads, err := s.calculationGraph(r)
+	if err != nil {
+		return err
+	}
+	view, err := s.calculationView(quads)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, view)
+}
+
+func (s *Server) calculationTriples(w http.ResponseWriter, r *http.Request) error {
+	quads, err := s.calculationGraph(r)
+	if err != nil {
+		return err
+	}
+	return writeTriples(w, r, quads)
+}
+
+func (s *Server) calculationFeatures(w http.ResponseWriter, r *http.Request) error {
+	quads, err := s.calculationGraph(r)
+	if err != nil {
+		return err
+	}
+	rec, err := ontology.CalculationFromQuads(quads)
+	if err != nil {
+		return err
+	}
+	units := map[string]string{}
+	for _, f := range features.List() {
+		units[f.Name] = f.Unit
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"id": rec.ID, "features": features.FromRecord(&rec), "units": units})
+}
+
+// allFeatures streams the feature table of every calculation.
+func (s *Server) allFeatures(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.graphStore()
+	if err != nil {
+		return err
+	}
+	name := r.URL.Query().Get("format")
+	if name == "" {
+		name = "csv"
+	}
+	f, err := features.ParseFormat(name)
+	if err != nil {
+		return badRequest("format", "unknown format %q; allowed: csv, jsonl", name)
+	}
+	ctx := r.Context()
+	class := quad.IRI(ontology.MG + "Calculation")
+	bw := bufio.NewWriter(w)
+	w.Header().Set("Content-Type", f.MediaType())
+	fw, err := features.NewWriter(bw, f)
+	if err != nil {
+		return err
+	}
+	after := quad.IRI("")
+	for {
+		page, more, err := st.ListByClass(ctx, class, after, 500)
+		if err != nil {
+			return err
+		}
+		for _, iri := range page {
+			quads, err := st.Graph(ctx, iri)
+			if errors.Is(err, graph.ErrNotFound) {
+				continue // deleted meanwhile
+			} else if err != nil {
+				return err
+			}
+			rec, err := ontology.CalculationFromQuads(quads)
+			if err != nil {
+				return err
+			}
+			if err := fw.Write(rec.ID, features.FromRecord(&rec)); err != nil {
+				return err
+			}
+		}
+		if !more {
+			break
+		}
+		after = page[len(page)-1]
+	}
+	if err := fw.Close(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}

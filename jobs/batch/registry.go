@@ -1,0 +1,293 @@
+// Package batch registers molecules in the graph: one at a time for
+// POST /v1/molecules (Registry.Register) and by the hundred thousand for
+// POST /v1/molecules/batch (Task, the jobs.Task of mg:BatchUploadJob).
+//
+// Both paths share one pipeline: chem.Pool parses and normalizes the input,
+// the molecule's id is derived from its canonical isomeric SMILES
+// (ontology.MoleculeID), ontology.MoleculeQuads maps it to its named graph,
+// and a 3D conformer, when asked for, is stored as an SDF blob linked with
+// mg:structureFile. A molecule that exists already is left as it is, except
+// that a request for 3D adds a conformer to a molecule without one.
+//
+// # Batch jobs
+//
+// An upload (SDF, SMILES lines or a JSON list, optionally gzip-compressed) is
+// spooled record by record into one blob of JSON lines (Spool), counting as it
+// goes so that an upload over the limit is refused before anything is
+// stored. Task.Run reads the spool from the job's processed count, runs the
+// chemistry of a chunk in parallel through the chem pool while the previous
+// chunk is committed, and commits blocks of ItemBlock records: the new
+// molecules' graphs, one graph of item records <job>#items-<first index> and
+// the job's counters, in one transaction (jobs.CommitFunc).
+//
+//	<job>#item-12 a mg:BatchItem ; dcterms:isPartOf <job> ; mg:recordIndex 12 ;
+//	    mg:itemStatus "created"|"existing"|"failed" ; mg:registeredMolecule <mol> ;
+//	    rdfs:label "name" ; mg:errorMessage "..." .
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cayleygraph/quad"
+
+	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/ontology"
+)
+
+// Errors of the package, wrapped with the operation.
+var (
+	// ErrBatchTooLarge: an upload holds more records than allowed.
+	ErrBatchTooLarge = errors.New("batch too large")
+	// ErrBadUpload: an upload or one of its records is malformed (not an SD
+	// or SMILES file, a JSON record without content, an unknown format).
+	ErrBadUpload = errors.New("bad upload")
+	// ErrNoConformer: a 3D structure was asked of a molecule without one.
+	ErrNoConformer = errors.New("molecule has no 3D conformer")
+)
+
+// Input is one molecule to register.
+type Input struct {
+	Format     chem.Format
+	Content    string
+	Name       string
+	Generate3D bool
+}
+
+// Registry registers molecules: chemistry, ids, graphs and structure files.
+// It is safe for concurrent use.
+type Registry struct {
+	store *graph.Store
+	pool  *chem.Pool
+	base  string
+	now   func() time.Time
+	// mu serialises "does it exist? then write it", so that two requests
+	// for the same new molecule do not both report it created.
+	mu sync.Mutex
+}
+
+// NewRegistry returns a Registry writing to store with base IRI base.
+// now defaults to time.Now.
+func NewRegistry(store *graph.Store, pool *chem.Pool, base string, now func() time.Time) *Registry {
+	if now == nil {
+		now = time.Now
+	}
+	if !strings.HasSuffix(base, "/") {
+		base += "/"
+	}
+	return &Registry{store: store, pool: pool, base: base, now: now}
+}
+
+// Base returns the base IRI.
+func (g *Registry) Base() string { return g.base }
+
+// Store returns the graph store.
+func (g *Registry) Store() *graph.Store { return g.store }
+
+// Pool returns the chem pool.
+func (g *Registry) Pool() *chem.Pool { return g.pool }
+
+// Prepared is a molecule after chemistry, before storage.
+type Prepared struct {
+	// Rec has everything but CreatedAt and Structure.
+	Rec ontology.MoleculeRecord
+	// SDF is the 3D conformer as an SD record, nil without one.
+	SDF []byte
+	// CPU is the CPU time chem spent on the molecule.
+	CPU time.Duration
+}
+
+// Prepare runs in through chem and builds its record. Content that is not
+// a molecule (or has no standard InChI, which identifies it) is a
+// *chem.MoleculeError wrapping chem.ErrInvalidMolecule.
+func (g *Registry) Prepare(ctx context.Context, in Input) (*Prepared, error) {
+	res, err := g.pool.Process(ctx, chem.Input{Format: in.Format, Content: in.Content, Generate3D: in.Generate3D})
+	if err != nil {
+		return nil, err
+	}
+	p, err := prepared(in, res)
+	if p != nil {
+		tm := res.Timing
+		p.CPU = tm.Parse + tm.Normalize + tm.SMILES + tm.InChI + tm.Properties + tm.QED + tm.Coordinates
+	}
+	return p, err
+}
+
+func prepared(in Input, res *chem.Result) (*Prepared, error) {
+	if res.InChI == "" || res.InChIKey == "" {
+		reason := "no standard InChI could be computed"
+		for _, is := range res.Validation {
+			if is.Code == "inchi" {
+				reason = is.Message
+			}
+		}
+		return nil, &chem.MoleculeError{Format: in.Format, Reason: reason}
+	}
+	rec := ontology.MoleculeRecord{
+		ID:             ontology.MoleculeID(res.SMILES),
+		SMILES:         res.SMILES,
+		InChI:          res.InChI,
+		InChIKey:       res.InChIKey,
+		Formula:        res.Formula,
+		MW:             res.MW,
+		ExactMass:      res.ExactMass,
+		LogP:           res.LogP,
+		QED:            res.QED,
+		TPSA:           res.TPSA,
+		HBD:            res.HBD,
+		HBA:            res.HBA,
+		RotatableBonds: res.RotatableBonds,
+		HeavyAtoms:     res.HeavyAtoms,
+		AromaticRings:  res.AromaticRings,
+		Validated:      res.Validated,
+		Validation:     []ontology.MoleculeIssue{},
+		Normalization:  append([]string{}, res.Normalization...),
+		InputFormat:    string(in.Format),
+		Name:           strings.TrimSpace(in.Name),
+	}
+	for _, is := range res.Validation {
+		rec.Validation = append(rec.Validation, ontology.MoleculeIssue{Level: string(is.Level), Code: is.Code, Message: is.Message})
+	}
+	ontology.SortMoleculeIssues(rec.Validation)
+	ontology.SortNormalization(rec.Normalization)
+	p := &Prepared{Rec: rec}
+	if res.Has3D && res.Molfile != "" {
+		p.SDF = sdRecord(rec.ID, res.Molfile)
+		p.Rec.Has3D = true
+	}
+	return p, nil
+}
+
+// sdRecord makes an SD record of a molfile, titled with the id.
+func sdRecord(id, molfile string) []byte {
+	_, rest, _ := strings.Cut(molfile, "\n")
+	var b strings.Builder
+	b.WriteString(id + "\n" + rest)
+	if !strings.HasSuffix(rest, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString("$$$$\n")
+	return []byte(b.String())
+}
+
+// IRI returns the molecule IRI of id.
+func (g *Registry) IRI(id string) quad.IRI {
+	return ontology.ResourceIRI(g.base, ontology.KindMolecule, id)
+}
+
+// Get reads the molecule id from the graph (graph.ErrNotFound if absent).
+func (g *Registry) Get(ctx context.Context, id string) (ontology.MoleculeRecord, error) {
+	qs, err := g.store.Graph(ctx, g.IRI(id))
+	if err != nil {
+		return ontology.MoleculeRecord{}, fmt.Errorf("molecule %s: %w", id, err)
+	}
+	return ontology.MoleculeFromQuads(qs)
+}
+
+// putStructure stores p's conformer as a blob and links it from rec.
+func (g *Registry) putStructure(rec *ontology.MoleculeRecord, sdf []byte) error {
+	ref, err := g.store.Blobs().PutBytes(sdf)
+	if err != nil {
+		return fmt.Errorf("store structure of %s: %w", rec.ID, err)
+	}
+	rec.Has3D = true
+	rec.Structure = &ontology.MoleculeFile{SHA256: ref.SHA256, Bytes: ref.Size,
+		MediaType: "chemical/x-mdl-sdfile", Filename: rec.ID + ".sdf"}
+	return nil
+}
+
+// Register registers one molecule and returns its record as read back from
+// the graph, and whether it was new. An existing molecule is returned as
+// stored, except that Generate3D adds a conformer to one without.
+func (g *Registry) Register(ctx context.Context, in Input) (ontology.MoleculeRecord, bool, error) {
+	p, err := g.Prepare(ctx, in)
+	if err != nil {
+		return ontology.MoleculeRecord{}, false, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	created, err := g.commitOne(ctx, p)
+	if err != nil {
+		return ontology.MoleculeRecord{}, false, err
+	}
+	rec, err := g.Get(ctx, p.Rec.ID)
+	return rec, created, err
+}
+
+// commitOne writes p unless it exists (adding a conformer if p has one and
+// the stored molecule has not); g.mu must be held.
+func (g *Registry) commitOne(ctx context.Context, p *Prepared) (bool, error) {
+	ng, created, err := g.plan(ctx, p, nil)
+	if err != nil || ng == nil {
+		return created, err
+	}
+	if err := g.store.PutGraph(ctx, ng.IRI, ng.Quads); err != nil {
+		return false, fmt.Errorf("register %s: %w", p.Rec.ID, err)
+	}
+	return created, nil
+}
+
+// plan decides what registering p means: the graph to write (nil for
+// nothing) and whether the molecule is new. pending holds the records of
+// molecules planned but not yet committed (batch chunks).
+func (g *Registry) plan(ctx context.Context, p *Prepared, pending map[string]*ontology.MoleculeRecord) (*graph.NamedGraph, bool, error) {
+	iri := g.IRI(p.Rec.ID)
+	var existing *ontology.MoleculeRecord
+	if pending != nil {
+		existing = pending[p.Rec.ID]
+	}
+	if existing == nil {
+		has, err := g.store.HasGraph(ctx, iri)
+		if err != nil {
+			return nil, false, fmt.Errorf("register %s: %w", p.Rec.ID, err)
+		}
+		if has {
+			if p.SDF == nil {
+				return nil, false, nil // nothing to add: no need to read it
+			}
+			rec, err := g.Get(ctx, p.Rec.ID)
+			if err != nil {
+				return nil, false, err
+			}
+			existing = &rec
+		}
+	}
+	if existing != nil {
+		if p.SDF == nil || existing.Has3D {
+			return nil, false, nil
+		}
+		rec := *existing
+		if err := g.putStructure(&rec, p.SDF); err != nil {
+			return nil, false, err
+		}
+		qs, err := ontology.MoleculeQuads(g.base, &rec)
+		if err != nil {
+			return nil, false, err
+		}
+		if pending != nil {
+			pending[rec.ID] = &rec
+		}
+		return &graph.NamedGraph{IRI: iri, Quads: qs}, false, nil
+	}
+	rec := p.Rec
+	rec.CreatedAt = g.now().UTC()
+	rec.Has3D = false
+	if p.SDF != nil {
+		if err := g.putStructure(&rec, p.SDF); err != nil {
+			return nil, false, err
+		}
+	}
+	qs, err := ontology.MoleculeQuads(g.base, &rec)
+	if err != nil {
+		return nil, false, err
+	}
+	if pending != nil {
+		pending[rec.ID] = &rec
+	}
+	return &graph.NamedGraph{IRI: iri, Quads: qs}, true, nil
+}

@@ -1,0 +1,39 @@
+// Package graphql serves molgraph's graph through GraphQL: a schema for
+// Molecule, Calculation, Receptor, DockingJob and DockingPose with their
+// links (molecule -> calculations; job -> receptor, ligands, poses -> ligand
+// molecule), numeric filters, cursor pagination, introspection, and depth and
+// cost limits.
+//
+// Queries are parsed and validated by github.com/vektah/gqlparser/v2; the
+// executor (exec.go) and introspection (introspection.go) are ours, because
+// gqlparser has none and gqlgen generates code for static Go types.
+//
+// # Mapping to the graph
+//
+// Each object is a node of the graph (spec/GRAPH.md). Literal fields read
+// the mg: shortcut properties (mg:molecularWeight, mg:homoEnergy, ...); links
+// follow occ:hasUniqueSpecies, prov:used, prov:wasGeneratedBy and mg:ligand.
+// vocab.go names every predicate and class in one table and schema.go
+// generates the schema text from it, so aligning a predicate is a one-line
+// change. A node's outgoing triples are read once per request, with one
+// subject lookup.
+//
+// # Lists
+//
+// Every list is a Relay-style connection (edges { cursor node }, nodes,
+// pageInfo { hasNextPage endCursor }) taking first (default 20, at most
+// Options.MaxPageSize) and after (an opaque cursor naming the last node
+// seen). Root lists are in IRI order, so their cursors are keysets that stay
+// valid when nodes are added or removed; lists of poses are ordered by
+// binding affinity, most favourable first. Numeric fields marked as
+// filterable add <field>Lt, Lte, Gt and Gte arguments (e.g.
+// molecules(mwLt: 500, logpLt: 5)); a node without a value for a filtered
+// field is left out. Only forward pagination (no last/before) is offered.
+//
+// # Limits
+//
+// Before execution, the query's depth (nesting of fields, introspection
+// excluded) and estimated cost (every field 1, the fields under a list once
+// per requested element) are checked against Options.MaxDepth and MaxCost;
+// exceeding either is a request error wrapping ErrTooComplex.
+package graphql
