@@ -9,6 +9,7 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -81,7 +82,11 @@ type loaded struct {
 	dir  string
 }
 
-var stores = map[string]*loaded{"memory": {}, "badger": {}}
+var stores = map[string]*loaded{"memory": {}, "kv": {}, "badger": {}}
+
+// backends are benchmarked side by side: Cayley's memstore, Cayley's kv
+// layer on Badger (the old backend) and the native Badger quad store.
+var backends = []string{"memory", "kv", "badger"}
 
 func openBench(b *testing.B, backend string) *graph.Store {
 	if backend == "memory" {
@@ -95,7 +100,11 @@ func openBench(b *testing.B, backend string) *graph.Store {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := graph.Open(dir, graph.Options{})
+	open := graph.Open
+	if backend == "kv" {
+		open = graph.OpenKV
+	}
+	s, err := open(dir, graph.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +124,7 @@ func loadedStore(b *testing.B, backend string) *graph.Store {
 
 // BenchmarkLoad writes 1,000,000 quads (100k graphs of 10) per op.
 func BenchmarkLoad(b *testing.B) {
-	for _, backend := range []string{"memory", "badger"} {
+	for _, backend := range backends {
 		b.Run(backend, func(b *testing.B) {
 			for n := 0; n < b.N; n++ {
 				s := openBench(b, backend)
@@ -129,7 +138,7 @@ func BenchmarkLoad(b *testing.B) {
 }
 
 func BenchmarkReadGraph(b *testing.B) {
-	for _, backend := range []string{"memory", "badger"} {
+	for _, backend := range backends {
 		b.Run(backend, func(b *testing.B) {
 			s := loadedStore(b, backend)
 			ctx := context.Background()
@@ -147,7 +156,7 @@ func BenchmarkReadGraph(b *testing.B) {
 // BenchmarkNumericFilter: molecules with mg:molecularWeight < 500, by a
 // predicate scan and a numeric comparison of every value.
 func BenchmarkNumericFilter(b *testing.B) {
-	for _, backend := range []string{"memory", "badger"} {
+	for _, backend := range backends {
 		b.Run(backend, func(b *testing.B) {
 			s := loadedStore(b, backend)
 			ctx := context.Background()
@@ -179,10 +188,38 @@ func BenchmarkNumericFilter(b *testing.B) {
 	}
 }
 
+// BenchmarkNumericRange: the same filter through Store.NumericRange (the
+// native store's numeric index; a predicate scan for the others).
+func BenchmarkNumericRange(b *testing.B) {
+	for _, backend := range backends {
+		b.Run(backend, func(b *testing.B) {
+			s := loadedStore(b, backend)
+			ctx := context.Background()
+			want := 0
+			for i := 0; i < benchResources; i++ {
+				if 100+float64(i%9000)/10 < 500 {
+					want++
+				}
+			}
+			b.ResetTimer()
+			for n := 0; n < b.N; n++ {
+				got := 0
+				err := s.NumericRange(ctx, bMW, graph.Range{Min: math.Inf(-1), Max: 500, MaxExclusive: true}, func(quad.Quad) error {
+					got++
+					return nil
+				})
+				if err != nil || got != want {
+					b.Fatalf("%d matches, want %d: %v", got, want, err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkTwoHopJoin: for 1,000 molecules, molecule -SIO_000008-> descriptor
 // -SIO_000300-> value, as per-node index lookups through Store.Match.
 func BenchmarkTwoHopJoin(b *testing.B) {
-	for _, backend := range []string{"memory", "badger"} {
+	for _, backend := range backends {
 		b.Run(backend, func(b *testing.B) {
 			s := loadedStore(b, backend)
 			ctx := context.Background()
@@ -211,7 +248,7 @@ func BenchmarkTwoHopJoin(b *testing.B) {
 // BenchmarkTwoHopJoinPath is the same join through Cayley's path API and
 // its optimizer.
 func BenchmarkTwoHopJoinPath(b *testing.B) {
-	for _, backend := range []string{"memory", "badger"} {
+	for _, backend := range backends {
 		b.Run(backend, func(b *testing.B) {
 			s := loadedStore(b, backend)
 			ctx := context.Background()

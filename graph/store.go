@@ -2,21 +2,19 @@ package graph
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
 	cgraph "github.com/cayleygraph/cayley/graph"
-	"github.com/cayleygraph/cayley/graph/kv"
-	"github.com/cayleygraph/cayley/graph/memstore"
 	"github.com/cayleygraph/quad"
-	hkv "github.com/hidal-go/hidalgo/kv"
-	"github.com/hidal-go/hidalgo/kv/flat"
+
+	"github.com/molgraph/molgraph/graph/quadstore"
 	"github.com/molgraph/molgraph/graph/rdfio"
 )
 
@@ -53,113 +51,122 @@ type Options struct {
 	SyncWrites bool
 }
 
-// molgraphIndexes is Cayley's default kv index list plus a predicate-first
-// and a graph-first index (see doc.go).
-var molgraphIndexes = []kv.QuadIndex{
-	{Dirs: []quad.Direction{quad.Subject, quad.Predicate}},
-	{Dirs: []quad.Direction{quad.Object, quad.Predicate, quad.Subject}},
-	{Dirs: []quad.Direction{quad.Predicate, quad.Object, quad.Subject}},
-	{Dirs: []quad.Direction{quad.Label, quad.Subject, quad.Predicate}},
+// Range is an interval of numbers for NumericRange; use math.Inf for an
+// open end.
+type Range struct {
+	Min, Max                   float64
+	MinExclusive, MaxExclusive bool
+}
+
+func (r Range) contains(f float64) bool {
+	if f < r.Min || f > r.Max || (r.MinExclusive && f == r.Min) || (r.MaxExclusive && f == r.Max) {
+		return false
+	}
+	return true
+}
+
+// numericValue reads a numeric literal (xsd:double, float, decimal,
+// integer and the integer types derived from it).
+func numericValue(v quad.Value) (float64, bool) {
+	ts, ok := v.(quad.TypedString)
+	if !ok {
+		return 0, false
+	}
+	switch ts.Type {
+	case xsd + "double", xsd + "float", xsd + "decimal", xsd + "integer", xsd + "int", xsd + "long",
+		xsd + "short", xsd + "byte", xsd + "nonNegativeInteger", xsd + "positiveInteger",
+		xsd + "nonPositiveInteger", xsd + "negativeInteger", xsd + "unsignedLong", xsd + "unsignedInt",
+		xsd + "unsignedShort", xsd + "unsignedByte":
+	default:
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(ts.Value), 64)
+	if err != nil {
+		switch ts.Value {
+		case "INF", "+INF":
+			return math.Inf(1), true
+		case "-INF":
+			return math.Inf(-1), true
+		}
+		return 0, false
+	}
+	return f, !math.IsNaN(f)
+}
+
+const xsd = "http://www.w3.org/2001/XMLSchema#"
+
+// normGraph is a checked graph: every quad labelled with iri, no duplicates.
+type normGraph struct {
+	iri   quad.IRI
+	quads map[quad.Quad]struct{}
+}
+
+// backend is what a Store runs on. Every method reads or writes whole
+// transactions: replace commits all its graphs at once; match sees one
+// consistent state, and its callback may call match again.
+type backend interface {
+	replace(ctx context.Context, graphs []normGraph) error
+	match(ctx context.Context, p Pattern, fn func(quad.Quad) error) error
+	count(ctx context.Context, p Pattern) (int64, error)
+	numericRange(ctx context.Context, pred quad.IRI, r Range, fn func(quad.Quad) error) error
+	graphs(ctx context.Context, fn func(quad.IRI) error) error
+	stats(ctx context.Context) (quads, nodes int64, err error)
+	view(ctx context.Context, fn func(qs cgraph.QuadStore) error) error
+	recovered() bool
+	close() error
 }
 
 // Store is molgraph's quad store: one named graph per resource, a blob
 // store beside it, and pattern matching for the query layers. It is safe for
 // concurrent use.
 type Store struct {
-	qs     cgraph.QuadStore
-	kv     *badgerKV // nil for the memory backend
-	hier   hkv.KV    // kv as Cayley sees it (Badger backend)
-	memory bool
-	blobs  *Blobs
-	opt    Options
+	b       backend
+	backend string
+	blobs   *Blobs
+	opt     Options
 
-	// wmu serialises writers: PutGraph reads the stored graph and writes the
-	// difference, which must not interleave with another writer.
-	wmu sync.Mutex
-	// mmu orders reads against writes. Cayley's memstore is not
-	// thread-safe, and Cayley's kv layer has no query-level snapshot: an
-	// index scan and the quads it resolves are read in separate
-	// transactions, so a scan running across a commit would see part of a
-	// replaced graph. Readers share the lock; a commit takes it alone.
-	mmu    sync.RWMutex
+	// wmu serialises writers: replacing a graph reads what is stored and
+	// writes the difference, which must not interleave with another writer.
+	wmu    sync.Mutex
 	closed atomic.Bool
 }
 
-// Open opens (creating if needed) a Badger-backed store in dir: the quads
-// in dir/graph and the blobs in dir/blobs. An interrupted commit of an
-// earlier process is rolled back first.
+// Open opens (creating if needed) a store in dir on the native Badger quad
+// store (package graph/quadstore): the quads in dir/quads, the blobs in
+// dir/blobs. An interrupted commit of an earlier process is rolled back
+// first.
 func Open(dir string, opt Options) (*Store, error) {
-	gdir := filepath.Join(dir, "graph")
-	if err := os.MkdirAll(gdir, 0o750); err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	bkv, err := openBadgerKV(gdir, opt.SyncWrites)
+	qs, err := quadstore.Open(filepath.Join(dir, "quads"), quadstore.Options{SyncWrites: opt.SyncWrites})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	hier := flat.Upgrade(bkv)
-	copts := cgraph.Options{kv.OptNoBloom: true}
-	if err := kv.Init(hier, copts); err == nil {
-		if err := writeIndexes(hier); err != nil {
-			bkv.Close()
-			return nil, fmt.Errorf("open store: %w", err)
-		}
-	} else if !errors.Is(err, cgraph.ErrDatabaseExists) {
-		bkv.Close()
-		return nil, fmt.Errorf("open store: init: %w", err)
-	}
-	s := &Store{kv: bkv, hier: keepOpen{hier}, opt: opt.withDefaults()}
-	if err := s.openCayley(); err != nil {
-		bkv.Close()
+	return withBlobs(&nativeBackend{qs: qs}, "badger", dir, opt)
+}
+
+// OpenKV opens a store in dir on Cayley's own kv layer over Badger (the
+// quads in dir/graph). It is the slower, older backend, kept as a second
+// implementation of the Store and as the benchmarks' baseline.
+func OpenKV(dir string, opt Options) (*Store, error) {
+	b, err := openKVBackend(filepath.Join(dir, "graph"), opt.SyncWrites)
+	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
+	return withBlobs(b, "kv", dir, opt)
+}
+
+func withBlobs(b backend, name, dir string, opt Options) (*Store, error) {
 	blobs, err := openDirBlobs(filepath.Join(dir, "blobs"))
 	if err != nil {
-		s.qs.Close()
-		bkv.Close()
+		b.close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	s.blobs = blobs
-	return s, nil
-}
-
-// keepOpen keeps Cayley from closing our KV when it closes its quad store:
-// the Store reopens Cayley over the same KV after a failed write (see
-// apply) and closes the KV itself.
-type keepOpen struct{ hkv.KV }
-
-func (keepOpen) Close() error { return nil }
-
-// openCayley (re)creates Cayley's kv quad store over s.hier, dropping its
-// in-memory caches.
-func (s *Store) openCayley() error {
-	if s.qs != nil {
-		s.qs.Close()
-	}
-	qs, err := kv.New(s.hier, cgraph.Options{kv.OptNoBloom: true})
-	if err != nil {
-		return err
-	}
-	s.qs = qs
-	return nil
-}
-
-// writeIndexes replaces Cayley's default index list before the store is
-// first opened; Cayley reads it back from meta/indexes on every open.
-func writeIndexes(db hkv.KV) error {
-	data, err := json.Marshal(molgraphIndexes)
-	if err != nil {
-		return err
-	}
-	return hkv.Update(context.Background(), db, func(tx hkv.Tx) error {
-		return tx.Put(hkv.SKey("meta", "indexes"), data)
-	})
+	return &Store{b: b, backend: name, blobs: blobs, opt: opt.withDefaults()}, nil
 }
 
 // OpenMemory returns an empty in-memory store (Cayley's memstore and an
 // in-memory blob store).
 func OpenMemory(opt Options) (*Store, error) {
-	return &Store{qs: memstore.New(), memory: true, blobs: memBlobs(), opt: opt.withDefaults()}, nil
+	return &Store{b: newMemoryBackend(), backend: "memory", blobs: memBlobs(), opt: opt.withDefaults()}, nil
 }
 
 func (o Options) withDefaults() Options {
@@ -176,15 +183,7 @@ func (s *Store) Close() error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	s.mmu.Lock()
-	defer s.mmu.Unlock()
-	err := s.qs.Close()
-	if s.kv != nil {
-		if kerr := s.kv.Close(); err == nil {
-			err = kerr
-		}
-	}
-	return err
+	return s.b.close()
 }
 
 // Ready reports whether the store is open and answers a read.
@@ -199,23 +198,21 @@ func (s *Store) Ready(ctx context.Context) error {
 // Blobs returns the content-addressed blob store beside the graph.
 func (s *Store) Blobs() *Blobs { return s.blobs }
 
-// Backend names the backend: "badger" or "memory".
-func (s *Store) Backend() string {
-	if s.memory {
-		return "memory"
-	}
-	return "badger"
-}
+// Backend names the backend: "badger" (native), "kv" or "memory".
+func (s *Store) Backend() string { return s.backend }
 
-// View runs fn with the underlying Cayley quad store, for Cayley paths and
-// shapes. fn must not keep qs or its iterators after it returns.
+// Recovered reports whether opening the store rolled back a commit that an
+// earlier process did not finish.
+func (s *Store) Recovered() bool { return s.b.recovered() }
+
+// View runs fn with a Cayley quad store showing one consistent state, for
+// Cayley paths and shapes. fn must not keep qs or its iterators after it
+// returns.
 func (s *Store) View(ctx context.Context, fn func(qs cgraph.QuadStore) error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	s.mmu.RLock()
-	defer s.mmu.RUnlock()
-	return fn(s.qs)
+	return s.b.view(ctx, fn)
 }
 
 func validate(q quad.Quad) error {
@@ -258,71 +255,6 @@ func normalize(g quad.IRI, quads []quad.Quad) (map[quad.Quad]struct{}, error) {
 	return set, nil
 }
 
-// diff returns the deltas that turn the stored graph g into want.
-func (s *Store) diff(ctx context.Context, g quad.IRI, want map[quad.Quad]struct{}) ([]cgraph.Delta, error) {
-	var deltas []cgraph.Delta
-	have := make(map[quad.Quad]struct{})
-	err := s.Match(ctx, Pattern{Label: g}, func(q quad.Quad) error {
-		have[q] = struct{}{}
-		if _, ok := want[q]; !ok {
-			deltas = append(deltas, cgraph.Delta{Quad: q, Action: cgraph.Delete})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for q := range want {
-		if _, ok := have[q]; !ok {
-			deltas = append(deltas, cgraph.Delta{Quad: q, Action: cgraph.Add})
-		}
-	}
-	return deltas, nil
-}
-
-func (s *Store) apply(deltas []cgraph.Delta) error {
-	if len(deltas) == 0 {
-		return nil
-	}
-	s.mmu.Lock()
-	defer s.mmu.Unlock()
-	if s.kv == nil {
-		return s.qs.ApplyDeltas(deltas, cgraph.IgnoreOpts{})
-	}
-	// Cayley's kv layer nets the reference counts of a node over a whole
-	// delta list: a node that loses more quads than it gains (a subject whose
-	// graph shrinks) is then missing from the added quads, which are stored
-	// with a zero id and become unreadable. Deletions therefore go first and
-	// additions second, in two Cayley transactions that our KV commits as
-	// one (Group), so the change stays atomic.
-	var dels, adds []cgraph.Delta
-	for _, d := range deltas {
-		if d.Action == cgraph.Delete {
-			dels = append(dels, d)
-		} else {
-			adds = append(adds, d)
-		}
-	}
-	err := s.kv.Group(func() error {
-		for _, part := range [][]cgraph.Delta{dels, adds} {
-			if len(part) == 0 {
-				continue
-			}
-			if err := s.qs.ApplyDeltas(part, cgraph.IgnoreOpts{}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		// Cayley cached node ids of the discarded writes: start afresh.
-		if rerr := s.openCayley(); rerr != nil {
-			return fmt.Errorf("%w (and reopening failed: %v)", err, rerr)
-		}
-	}
-	return err
-}
-
 // PutGraph replaces the named graph g with quads, atomically: readers see
 // either the old graph or the new one. Only the difference to the stored
 // graph is written. An empty quads deletes the graph.
@@ -339,23 +271,23 @@ func (s *Store) PutGraphs(ctx context.Context, graphs []NamedGraph, progress fun
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	sets := make([]map[quad.Quad]struct{}, len(graphs))
+	sets := make([]normGraph, len(graphs))
 	for i, ng := range graphs {
 		set, err := normalize(ng.IRI, ng.Quads)
 		if err != nil {
 			return fmt.Errorf("put graph %s: %w", ng.IRI, err)
 		}
-		sets[i] = set
+		sets[i] = normGraph{iri: ng.IRI, quads: set}
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	var (
-		chunk []cgraph.Delta
+		chunk []normGraph
 		n     int
 		done  int
 	)
 	flush := func() error {
-		if err := s.apply(chunk); err != nil {
+		if err := s.b.replace(ctx, chunk); err != nil {
 			return fmt.Errorf("put graphs: %w", err)
 		}
 		chunk, n = chunk[:0], 0
@@ -373,17 +305,13 @@ func (s *Store) PutGraphs(ctx context.Context, graphs []NamedGraph, progress fun
 			return fmt.Errorf("put graphs: %w: graph %s given twice (%d and %d)", ErrInvalidQuad, ng.IRI, j, i)
 		}
 		seen[ng.IRI] = i
-		if n > 0 && n+len(sets[i]) > s.opt.ChunkQuads {
+		if n > 0 && n+len(sets[i].quads) > s.opt.ChunkQuads {
 			if err := flush(); err != nil {
 				return err
 			}
 		}
-		d, err := s.diff(ctx, ng.IRI, sets[i])
-		if err != nil {
-			return fmt.Errorf("put graph %s: %w", ng.IRI, err)
-		}
-		chunk = append(chunk, d...)
-		n += len(sets[i])
+		chunk = append(chunk, sets[i])
+		n += len(sets[i].quads)
 		done++
 	}
 	if n > 0 || len(chunk) > 0 {
@@ -427,14 +355,12 @@ func (s *Store) DeleteGraph(ctx context.Context, g quad.IRI) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	deltas, err := s.diff(ctx, g, nil)
-	if err != nil {
+	if ok, err := s.HasGraph(ctx, g); err != nil {
 		return fmt.Errorf("delete graph %s: %w", g, err)
-	}
-	if len(deltas) == 0 {
+	} else if !ok {
 		return fmt.Errorf("delete graph %s: %w", g, ErrNotFound)
 	}
-	if err := s.apply(deltas); err != nil {
+	if err := s.b.replace(ctx, []normGraph{{iri: g}}); err != nil {
 		return fmt.Errorf("delete graph %s: %w", g, err)
 	}
 	return nil
@@ -466,166 +392,51 @@ const rdfType = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 
 var errStop = errors.New("stop")
 
-// Match calls fn for every quad matching p until fn returns an error,
-// which Match returns. Quads are found through an index on the most
-// selective bound term. The matches are read under the store's read lock
-// and fn is called after it is released, so fn may call Match again (the
-// query engines join that way) while a writer waits; the price is that a
-// scan's matches are held in memory at once.
+// Match calls fn for every quad matching p, all read from one consistent
+// state, until fn returns an error, which Match returns. fn may call Match
+// again. Quads are found through the index that covers the bound terms.
 func (s *Store) Match(ctx context.Context, p Pattern, fn func(quad.Quad) error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	var buf []quad.Quad
-	s.mmu.RLock()
-	err := s.match(ctx, p, func(q quad.Quad) error {
-		buf = append(buf, q)
-		return nil
-	})
-	s.mmu.RUnlock()
-	if err != nil {
-		return err
-	}
-	for _, q := range buf {
-		if err := fn(q); err != nil {
-			if err == errStop {
-				return nil
-			}
-			return err
-		}
-	}
-	return ctx.Err()
-}
-
-type boundDir struct {
-	dir quad.Direction
-	ref cgraph.Ref
-}
-
-// bound resolves the bound terms of p. ok is false when a bound term is not
-// in the store at all, so nothing can match.
-func (s *Store) bound(p Pattern) (dirs []boundDir, ok bool) {
-	for _, d := range []quad.Direction{quad.Label, quad.Subject, quad.Object, quad.Predicate} {
-		v := patternTerm(p, d)
-		if v == nil {
-			continue
-		}
-		ref := s.qs.ValueOf(v)
-		if ref == nil {
-			return nil, false
-		}
-		dirs = append(dirs, boundDir{d, ref})
-	}
-	return dirs, true
-}
-
-func patternTerm(p Pattern, d quad.Direction) quad.Value {
-	switch d {
-	case quad.Subject:
-		return p.Subject
-	case quad.Predicate:
-		return p.Predicate
-	case quad.Object:
-		return p.Object
-	case quad.Label:
-		return p.Label
-	}
-	return nil
-}
-
-func (s *Store) match(ctx context.Context, p Pattern, fn func(quad.Quad) error) error {
-	dirs, ok := s.bound(p)
-	if !ok {
+	err := s.b.match(ctx, p, fn)
+	if err == errStop {
 		return nil
 	}
-	var it cgraph.Iterator
-	if len(dirs) == 0 {
-		it = s.qs.QuadsAllIterator()
-		dirs = []boundDir{{}} // nothing to check below
-	} else {
-		// Label, Subject, Object, Predicate: the order in which the terms
-		// of molgraph's data are usually most selective; the kv backend's
-		// size estimates cannot tell them apart.
-		it = s.qs.QuadIterator(dirs[0].dir, dirs[0].ref)
-	}
-	defer it.Close()
-	for it.Next(ctx) {
-		ref := it.Result()
-		keep := true
-		for _, b := range dirs[1:] {
-			if r := s.qs.QuadDirection(ref, b.dir); r == nil || r.Key() != b.ref.Key() {
-				keep = false
-				break
-			}
-		}
-		if !keep {
-			continue
-		}
-		q := s.qs.Quad(ref)
-		if q.Label == nil {
-			continue // molgraph never writes to the default graph
-		}
-		if err := fn(q); err != nil {
-			return err
-		}
-	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	return ctx.Err()
+	return err
 }
 
-// EstimateCount estimates how many quads match p (exact for the memory
-// backend; an upper bound from the index of the first bound term for Badger).
+// NumericRange calls fn for every quad with predicate pred whose object is a
+// numeric literal with a value in r. The native backend answers from its
+// numeric index in ascending order; the others scan the predicate.
+func (s *Store) NumericRange(ctx context.Context, pred quad.IRI, r Range, fn func(quad.Quad) error) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return s.b.numericRange(ctx, pred, r, fn)
+}
+
+// EstimateCount estimates how many quads match p: exact for the native and
+// memory backends, an upper bound for the kv backend.
 func (s *Store) EstimateCount(ctx context.Context, p Pattern) (int64, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
-	s.mmu.RLock()
-	defer s.mmu.RUnlock()
-	dirs, ok := s.bound(p)
-	if !ok {
-		return 0, nil
-	}
-	if len(dirs) == 0 {
-		st, err := s.qs.Stats(ctx, false)
-		return st.Quads.Size, err
-	}
-	best := int64(-1)
-	for _, b := range dirs {
-		sz, err := s.qs.QuadIteratorSize(ctx, b.dir, b.ref)
-		if err != nil {
-			return 0, err
-		}
-		if best < 0 || sz.Size < best {
-			best = sz.Size
-		}
-	}
-	return best, nil
+	return s.b.count(ctx, p)
 }
 
 // Graphs calls fn with the name of every named graph, each once.
 func (s *Store) Graphs(ctx context.Context, fn func(quad.IRI) error) error {
-	seen := make(map[quad.Value]struct{})
-	return s.Match(ctx, Pattern{}, func(q quad.Quad) error {
-		if _, ok := seen[q.Label]; ok {
-			return nil
-		}
-		seen[q.Label] = struct{}{}
-		if iri, ok := q.Label.(quad.IRI); ok {
-			return fn(iri)
-		}
-		return nil
-	})
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return s.b.graphs(ctx, fn)
 }
 
-// Stats reports the number of quads and nodes (estimates for Badger).
+// Stats reports the number of quads and nodes (estimates for the kv backend).
 func (s *Store) Stats(ctx context.Context) (quads, nodes int64, err error) {
 	if s.closed.Load() {
 		return 0, 0, ErrClosed
 	}
-	s.mmu.RLock()
-	defer s.mmu.RUnlock()
-	st, err := s.qs.Stats(ctx, false)
-	return st.Quads.Size, st.Nodes.Size, err
+	return s.b.stats(ctx)
 }

@@ -17,10 +17,14 @@ func TestMemory(t *testing.T) {
 	})
 }
 
-func TestBadger(t *testing.T) {
+func TestBadger(t *testing.T) { runOnDisk(t, graph.Open) }
+
+func TestKV(t *testing.T) { runOnDisk(t, graph.OpenKV) }
+
+func runOnDisk(t *testing.T, openStore func(string, graph.Options) (*graph.Store, error)) {
 	graphtest.Run(t, func(t *testing.T, opt graph.Options) (*graph.Store, func(*graph.Store) *graph.Store) {
 		dir := t.TempDir()
-		s, err := graph.Open(dir, opt)
+		s, err := openStore(dir, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,7 +33,7 @@ func TestBadger(t *testing.T) {
 			if err := old.Close(); err != nil {
 				t.Fatal(err)
 			}
-			s, err := graph.Open(dir, opt)
+			s, err := openStore(dir, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
