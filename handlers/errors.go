@@ -9,9 +9,11 @@ import (
 
 	"github.com/molgraph/molgraph/auth"
 	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/docking"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
+	"github.com/molgraph/molgraph/ontology"
 	"github.com/molgraph/molgraph/parsers/qm"
 	"github.com/molgraph/molgraph/queries/sparql"
 )
@@ -97,6 +99,11 @@ func errorTable() []errorRow {
 		{is(jobs.ErrNotFound), http.StatusNotFound, "not_found"},
 		{is(jobs.ErrFinished), http.StatusConflict, "conflict"},
 		{is(jobs.ErrClosed), http.StatusServiceUnavailable, "unavailable"},
+		// receptors (docking)
+		{is(docking.ErrInvalidReceptor), http.StatusUnprocessableEntity, "invalid_receptor"},
+		{is(ontology.ErrInvalidReceptorRecord), http.StatusUnprocessableEntity, "invalid_receptor"},
+		{is(docking.ErrEngine), http.StatusServiceUnavailable, "engine_unavailable"},
+		{is(docking.ErrTimeout), http.StatusServiceUnavailable, "timeout"},
 		// graph store
 		{is(graph.ErrNotFound), http.StatusNotFound, "not_found"},
 		{is(graph.ErrInvalidQuad), http.StatusUnprocessableEntity, "invalid_data"},

@@ -144,6 +144,7 @@ func (s *Server) resources() []resource {
 		s.queryResource(),
 		s.qmResource(),
 		s.moleculesResource(),
+		s.receptorsResource(),
 	}
 }
 
