@@ -74,6 +74,16 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
 void mg_result_free(mg_result *r);
 void mg_free(void *p);
 
+// mg_structure analyses a molfile that holds the molecule WITH hydrogens and
+// 3D coordinates (explicit H in the atom block, or implicit H that are then
+// added with coordinates). expect_smiles, when not empty, must equal the
+// canonical SMILES of the molecule without hydrogens; otherwise *out is set
+// to NULL and *err to "mismatch: ...". On success *out holds a text table
+// (see chem/structure.go) and *err is NULL. Both are freed with mg_free.
+// Never throws.
+int mg_structure(const char *molblock, size_t len, const char *expect_smiles,
+                 size_t expect_len, char **out, char **err);
+
 #ifdef __cplusplus
 }
 #endif
