@@ -81,6 +81,9 @@ func numericValue(v quad.Value) (float64, bool) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(string(ts.Value), 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return f, true // beyond float64: ParseFloat gives ±Inf
+	}
 	if err != nil {
 		switch ts.Value {
 		case "INF", "+INF":

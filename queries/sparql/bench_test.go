@@ -3,6 +3,8 @@ package sparql
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -11,24 +13,62 @@ import (
 	"github.com/molgraph/molgraph/ontology"
 )
 
-// Benchmarks on 100,000 molecule-like subjects in the memory store: each
-// molecule graph has a type, a molecular weight, a logP and a link to a
-// calculation; each calculation graph has a type and a HOMO energy. Values
-// are deterministic (no randomness) so runs compare.
+// Benchmarks on 100,000 molecule-like subjects, in the memory store and in
+// the native Badger store (graph.Open): each molecule graph has a type, a
+// molecular weight, a logP and a link to a calculation; each calculation
+// graph has a type and a HOMO energy. Values are deterministic (no
+// randomness) so runs compare.
 
 const benchMolecules = 100000
 
+// benchBackends are the stores the benchmarks run on; "native-scan" is the
+// native store seen without its NumericRanger (the plan before numeric
+// range pushdown).
+var benchBackends = []string{"memory", "native", "native-scan"}
+
+type benchLoaded struct {
+	once sync.Once
+	st   *graph.Store
+	err  error
+}
+
 var (
-	benchOnce  sync.Once
-	benchStore *graph.Store
-	benchErr   error
+	benchStores = map[string]*benchLoaded{"memory": {}, "native": {}}
+	benchDir    string
 )
 
-func benchData(b *testing.B) *graph.Store {
-	benchOnce.Do(func() {
-		st, err := graph.OpenMemory(graph.Options{})
-		if err != nil {
-			benchErr = err
+// TestMain removes the native benchmark store's directory, which outlives
+// single benchmarks.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, l := range benchStores {
+		if l.st != nil {
+			l.st.Close()
+		}
+	}
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
+}
+
+// plainSource hides every method of a Source but the interface's (so no
+// NumericRanger).
+type plainSource struct{ Source }
+
+func benchData(b *testing.B, backend string) Source {
+	name := strings.TrimSuffix(backend, "-scan")
+	l := benchStores[name]
+	l.once.Do(func() {
+		if name == "memory" {
+			l.st, l.err = graph.OpenMemory(graph.Options{})
+		} else {
+			benchDir, l.err = os.MkdirTemp("", "sparql-bench-")
+			if l.err == nil {
+				l.st, l.err = graph.Open(benchDir, graph.Options{})
+			}
+		}
+		if l.err != nil {
 			return
 		}
 		mg := func(s string) quad.IRI { return quad.IRI(ontology.MG + s) }
@@ -51,35 +91,41 @@ func benchData(b *testing.B) *graph.Store {
 					{Subject: c, Predicate: mg("homoEnergy"), Object: ontology.Double(homo)},
 				}})
 		}
-		benchErr = st.PutGraphs(context.Background(), graphs, nil)
-		benchStore = st
+		l.err = l.st.PutGraphs(context.Background(), graphs, nil)
 	})
-	if benchErr != nil {
-		b.Fatal(benchErr)
+	if l.err != nil {
+		b.Fatal(l.err)
 	}
-	return benchStore
+	if strings.HasSuffix(backend, "-scan") {
+		return plainSource{l.st}
+	}
+	return l.st
 }
 
 func benchQuery(b *testing.B, query string, wantRows int) {
-	st := benchData(b)
-	q, err := Parse(query, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		res, err := Exec(context.Background(), st, q, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		if err := res.Solutions(func(Solution) error { n++; return nil }); err != nil {
-			b.Fatal(err)
-		}
-		if wantRows >= 0 && n != wantRows {
-			b.Fatalf("%d rows, want %d", n, wantRows)
-		}
+	for _, backend := range benchBackends {
+		b.Run(backend, func(b *testing.B) {
+			st := benchData(b, backend)
+			q, err := Parse(query, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				res, err := Exec(context.Background(), st, q, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				if err := res.Solutions(func(Solution) error { n++; return nil }); err != nil {
+					b.Fatal(err)
+				}
+				if wantRows >= 0 && n != wantRows {
+					b.Fatalf("%d rows, want %d", n, wantRows)
+				}
+			}
+		})
 	}
 }
 

@@ -12,11 +12,15 @@
 // algebra (section 18 of the recommendation); at execution a planner orders
 // the triple patterns of each basic graph pattern by the source's
 // EstimateCount and pushes filters down to the first point where their
-// variables are bound; the evaluator is push-based: every operator calls the
-// next one for each solution, so solutions flow from the source's Match
-// callbacks to the result writer without intermediate tables, except where
-// the algebra needs them (ORDER BY, GROUP BY, DISTINCT, the right side of
-// MINUS, and sub-patterns whose correlated evaluation would be wrong).
+// variables are bound, and when the source is a NumericRanger (the native
+// store's numeric index) a pattern "?s <p> ?o" whose object those filters
+// bound by numeric comparisons with constants is read by a range scan
+// (the filters still run: the range only prunes); the evaluator is
+// push-based: every operator calls the next one for each solution, so
+// solutions flow from the source's Match callbacks to the result writer
+// without intermediate tables, except where the algebra needs them (ORDER
+// BY, GROUP BY, DISTINCT, the right side of MINUS, and sub-patterns whose
+// correlated evaluation would be wrong).
 // Joins are index nested loops: the right side is evaluated with the left
 // solution's bindings substituted, which is the SPARQL semantics whenever
 // the right side's "risky" variables (those whose binding from outside would

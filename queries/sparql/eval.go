@@ -76,10 +76,12 @@ type exec struct {
 	certain  map[node]varSet
 	plans    map[planKey]*bgpPlan
 	pushable map[*nFilter][]pushed
-	bnodeSeq int
-	now      time.Time
-	ticks    int
-	strs     map[string]quad.Value
+	// rangeWorthy caches rangeWorth per predicate and active graph.
+	rangeWorthy map[rangeWorthKey]bool
+	bnodeSeq    int
+	now         time.Time
+	ticks       int
+	strs        map[string]quad.Value
 }
 
 type memoKey struct {
@@ -97,7 +99,7 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 	ex := &exec{ctx: ctx, src: src, q: q, nvars: len(q.vars),
 		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{},
 		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
-		now: opts.Now}
+		rangeWorthy: map[rangeWorthKey]bool{}, now: opts.Now}
 	if ex.now.IsZero() {
 		ex.now = time.Now()
 	}
@@ -666,6 +668,9 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 		}
 		if tp.path != nil {
 			return ex.evalPathPattern(tp, g, r, next)
+		}
+		if pl.ranges != nil && pl.ranges[i] != nil {
+			return ex.matchRange(tp, *pl.ranges[i], g, r, next)
 		}
 		return ex.matchPattern(tp, g, r, next)
 	}

@@ -294,6 +294,9 @@ type bgpPlan struct {
 	order   []int
 	filters [][]expr // filters[i] run after step i; filters before the first step are in pre
 	pre     []expr
+	// ranges[i], when not nil, is the numeric interval step i's object is
+	// scanned in through NumericRanger (nil slice: no range steps).
+	ranges []*graph.Range
 }
 
 // estimate returns the source's estimated count for a pattern with its
@@ -358,6 +361,8 @@ func (ex *exec) planBGP(ctx context.Context, b *nBGP, bound varSet, filters []pu
 	}
 	pl := &bgpPlan{filters: make([][]expr, n)}
 	isBound := func(t term) bool { return !t.isVar() || bnd.has(t.slot) }
+	_, canRange := ex.src.(NumericRanger)
+	canRange = canRange && len(filters) > 0
 	for step := 0; step < n; step++ {
 		best, bestCost, bestConn := -1, math.Inf(1), false
 		for i := range b.pats {
@@ -381,6 +386,12 @@ func (ex *exec) planBGP(ctx context.Context, b *nBGP, bound varSet, filters []pu
 			}
 			if tp.path != nil && !isBound(tp.s) && !isBound(tp.o) {
 				cost *= 1000
+			}
+			if canRange {
+				if _, ok := rangeCandidate(tp, bnd, filters); ok {
+					// A numeric range scan reads part of the predicate.
+					cost /= 2
+				}
 			}
 			if len(bnd) == 0 {
 				conn = true
@@ -437,6 +448,7 @@ func (ex *exec) planBGP(ctx context.Context, b *nBGP, bound varSet, filters []pu
 			pl.filters[at] = append(pl.filters[at], f.e)
 		}
 	}
+	ex.planRanges(b, bound, filters, pl)
 	return pl
 }
 
