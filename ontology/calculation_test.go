@@ -321,9 +321,9 @@ var goldenLogs = []struct{ name, rel string }{
 	{"psi4_stopiter_dft", "psi4/Psi4-beta5/stopiter_psi_dft.out"},
 }
 
-// TestCalculationGolden compares the Turtle of a few logs with the files in
-// testdata/calculation (go test -update rewrites them), parses each back
-// (isomorphic to the quads) and validates it with rapper.
+// TestCalculationGolden compares the Turtle and N-Quads of a few logs with
+// the files in testdata/calculation (go test -update rewrites them), parses
+// each back (isomorphic to the quads) and validates the Turtle with rapper.
 func TestCalculationGolden(t *testing.T) {
 	rapper, rapperErr := exec.LookPath("rapper")
 	for _, g := range goldenLogs {
@@ -351,6 +351,24 @@ func TestCalculationGolden(t *testing.T) {
 		}
 		if !bytes.Equal(buf.Bytes(), want) {
 			t.Errorf("%s: Turtle differs from %s (go test -update rewrites it)", g.name, path)
+		}
+		// The N-Quads golden keeps the named graph, as stored.
+		var nq bytes.Buffer
+		if err := rdfio.WriteAll(&nq, rdfio.NQuads, qs); err != nil {
+			t.Fatal(err)
+		}
+		nqPath := filepath.Join("testdata", "calculation", g.name+".nq")
+		if *qmtest.Update {
+			if err := os.WriteFile(nqPath, nq.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if wantNQ, err := os.ReadFile(nqPath); err != nil {
+			t.Fatalf("%s: %v (run go test -update)", g.name, err)
+		} else if !bytes.Equal(nq.Bytes(), wantNQ) {
+			t.Errorf("%s: N-Quads differ from %s (go test -update rewrites it)", g.name, nqPath)
+		} else if fromNQ, err := rdfio.ParseNQuads(bytes.NewReader(wantNQ)); err != nil || !rdfio.Isomorphic(fromNQ, qs) {
+			t.Errorf("%s: golden N-Quads do not read back to the quads: %v", g.name, err)
 		}
 		back, err := rdfio.ParseTurtle(bytes.NewReader(want), "")
 		if err != nil {
