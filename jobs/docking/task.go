@@ -1,0 +1,460 @@
+package docking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cayleygraph/quad"
+
+	"github.com/molgraph/molgraph/chem"
+	dk "github.com/molgraph/molgraph/docking"
+	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/jobs"
+	"github.com/molgraph/molgraph/jobs/batch"
+	"github.com/molgraph/molgraph/ontology"
+	"github.com/molgraph/molgraph/parsers/pdbqt"
+)
+
+// JobIDPrefix starts every docking job id.
+const JobIDPrefix = "dock"
+
+// MaxLigands bounds the ligands of one job (API.md).
+const MaxLigands = 10_000
+
+// Errors of docking job submission, wrapped with the operation.
+var (
+	// ErrInvalidRequest: a request outside the bounds of API.md (no
+	// ligands, duplicates, a bad pocket value or box, parameters).
+	ErrInvalidRequest = errors.New("invalid docking request")
+	// ErrUnknownReceptor: no receptor with that id.
+	ErrUnknownReceptor = errors.New("unknown receptor")
+	// ErrUnknownLigands: molecule ids that are not registered (see
+	// UnknownLigandsError for the list).
+	ErrUnknownLigands = errors.New("unknown ligands")
+	// ErrNoPocket: the pocket asked for does not exist on the receptor.
+	ErrNoPocket = errors.New("no such pocket")
+)
+
+// UnknownLigandsError names the ligand ids that are not registered; it
+// matches ErrUnknownLigands.
+type UnknownLigandsError struct{ IDs []string }
+
+func (e *UnknownLigandsError) Error() string {
+	return fmt.Sprintf("%v: %s", ErrUnknownLigands, strings.Join(e.IDs, ", "))
+}
+
+// Unwrap returns ErrUnknownLigands.
+func (e *UnknownLigandsError) Unwrap() error { return ErrUnknownLigands }
+
+// Options tune a Task.
+type Options struct {
+	// Workers is the number of concurrent vina processes (0: NumCPU).
+	Workers int
+}
+
+// Task runs docking jobs; it implements jobs.Task.
+type Task struct {
+	store *graph.Store
+	reg   *batch.Registry
+	vina  *dk.Vina
+	base  string
+	opt   Options
+}
+
+// NewTask returns the docking task: molecules come from reg, receptors and
+// results live in store (the registry's store), vina docks.
+func NewTask(reg *batch.Registry, vina *dk.Vina, opt Options) *Task {
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.NumCPU()
+	}
+	return &Task{store: reg.Store(), reg: reg, vina: vina, base: reg.Base(), opt: opt}
+}
+
+// Class is mg:DockingJob.
+func (t *Task) Class() quad.IRI { return ontology.DockingJobClass }
+
+// Vina is the engine the task runs.
+func (t *Task) Vina() *dk.Vina { return t.vina }
+
+// JobIRI, InputsIRI and ResultIRI name a job's graphs.
+func (t *Task) JobIRI(id string) quad.IRI {
+	return ontology.ResourceIRI(t.base, ontology.KindDockingJob, id)
+}
+
+// InputsIRI is the inputs graph of job j.
+func InputsIRI(j quad.IRI) quad.IRI { return quad.IRI(string(j) + "/inputs") }
+
+// ResultIRI is the result graph of one ligand (molecule id) of job j.
+func ResultIRI(j quad.IRI, ligand string) quad.IRI { return quad.IRI(string(j) + "/ligand/" + ligand) }
+
+// Request is a docking job as submitted (API.md, POST /v1/docking/jobs).
+type Request struct {
+	Receptor string
+	Ligands  []string
+	Pocket   string  // "auto" (default), "pN" or "box"
+	Box      *dk.Box // with Pocket "box"
+	Params   dk.Params
+}
+
+// NewJob validates req, resolves its pocket, stores the job's inputs graph
+// and returns the job to give to jobs.Runner.Submit. Errors wrap
+// ErrInvalidRequest, ErrUnknownReceptor, ErrUnknownLigands (an
+// *UnknownLigandsError) or ErrNoPocket.
+func (t *Task) NewJob(ctx context.Context, id string, req Request) (jobs.Job, error) {
+	fail := func(err error) (jobs.Job, error) { return jobs.Job{}, fmt.Errorf("docking job: %w", err) }
+	bad := func(format string, args ...any) (jobs.Job, error) {
+		return fail(fmt.Errorf("%w: "+format, append([]any{ErrInvalidRequest}, args...)...))
+	}
+	if len(req.Ligands) < 1 || len(req.Ligands) > MaxLigands {
+		return bad("ligands: %d ids, want 1 to %d", len(req.Ligands), MaxLigands)
+	}
+	seen := map[string]bool{}
+	for _, l := range req.Ligands {
+		if seen[l] {
+			return bad("ligands: %q is listed twice", l)
+		}
+		seen[l] = true
+	}
+	p := req.Params.WithDefaults()
+	if err := p.Validate(); err != nil {
+		return fail(fmt.Errorf("%w: %w", ErrInvalidRequest, err))
+	}
+	if req.Pocket == "" {
+		req.Pocket = "auto"
+	}
+	if !strings.HasPrefix(req.Receptor, "rec-") {
+		return fail(fmt.Errorf("%w: %q", ErrUnknownReceptor, req.Receptor))
+	}
+	recIRI := ontology.ResourceIRI(t.base, ontology.KindReceptor, req.Receptor)
+	rq, err := t.store.Graph(ctx, recIRI)
+	if errors.Is(err, graph.ErrNotFound) {
+		return fail(fmt.Errorf("%w: %s", ErrUnknownReceptor, req.Receptor))
+	} else if err != nil {
+		return fail(err)
+	}
+	rec, err := ontology.ReceptorFromQuads(rq)
+	if err != nil {
+		return fail(err)
+	}
+	var box dk.Box
+	switch {
+	case req.Pocket == "box":
+		if req.Box == nil {
+			return bad("pocket \"box\" needs a box {center, size}")
+		}
+		if err := req.Box.Validate(); err != nil {
+			return fail(fmt.Errorf("%w: %w", ErrInvalidRequest, err))
+		}
+		box = *req.Box
+	case req.Pocket == "auto" || strings.HasPrefix(req.Pocket, "p"):
+		if req.Box != nil {
+			return bad("a box is only allowed with pocket \"box\"")
+		}
+		want := req.Pocket
+		if want == "auto" {
+			want = "p1"
+		}
+		i := slices.IndexFunc(rec.Pockets, func(p ontology.ReceptorPocket) bool { return p.ID == want })
+		if i < 0 {
+			return fail(fmt.Errorf("%w: receptor %s has no pocket %q", ErrNoPocket, req.Receptor, want))
+		}
+		box = dk.Box{Center: rec.Pockets[i].Center, Size: rec.Pockets[i].Size}
+	default:
+		return bad("pocket %q: want auto, a pocket id (p1, p2, ...) or box", req.Pocket)
+	}
+	var unknown []string
+	ligIRIs := make([]quad.IRI, 0, len(req.Ligands))
+	for _, l := range req.Ligands {
+		iri := t.reg.IRI(l)
+		ok, err := t.store.HasGraph(ctx, iri)
+		if err != nil {
+			return fail(err)
+		}
+		if !ok || !strings.HasPrefix(l, "mol-") {
+			unknown = append(unknown, l)
+		}
+		ligIRIs = append(ligIRIs, iri)
+	}
+	if len(unknown) > 0 {
+		return fail(&UnknownLigandsError{IDs: unknown})
+	}
+	settings := ontology.DockingSettings{PocketMethod: req.Pocket, Center: box.Center, Size: box.Size,
+		Exhaustiveness: p.Exhaustiveness, NumModes: p.NumModes, EnergyRange: p.EnergyRange, Seed: p.Seed}
+	props, err := propsOf(settings, ontology.DockingProgress{Total: len(req.Ligands)})
+	if err != nil {
+		return fail(fmt.Errorf("%w: %w", ErrInvalidRequest, err))
+	}
+	job := jobs.Job{ID: id, IRI: t.JobIRI(id), Class: ontology.DockingJobClass, Props: props}
+	agent := quad.IRI(t.base + "id/agent/vina-" + t.vina.Version())
+	in := ontology.DockingInputsQuads(job.IRI, recIRI, ligIRIs, agent, t.vina.Name(), t.vina.Version())
+	if err := t.store.PutGraph(ctx, InputsIRI(job.IRI), in); err != nil {
+		return fail(err)
+	}
+	return job, nil
+}
+
+func propsOf(s ontology.DockingSettings, p ontology.DockingProgress) ([]jobs.Prop, error) {
+	st, err := ontology.DockingStatements(s, p)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]jobs.Prop, len(st))
+	for i, x := range st {
+		out[i] = jobs.Prop{Predicate: x[0].(quad.IRI), Object: x[1]}
+	}
+	return out, nil
+}
+
+// Record reads a docking job (job graph + inputs graph). Errors wrap
+// jobs.ErrNotFound or ontology.ErrInvalidDockingRecord.
+func (t *Task) Record(ctx context.Context, id string) (ontology.DockingJobRecord, error) {
+	iri := t.JobIRI(id)
+	qs, err := t.store.Graph(ctx, iri)
+	if errors.Is(err, graph.ErrNotFound) {
+		return ontology.DockingJobRecord{}, fmt.Errorf("docking job %s: %w", id, jobs.ErrNotFound)
+	} else if err != nil {
+		return ontology.DockingJobRecord{}, err
+	}
+	in, err := t.store.Graph(ctx, InputsIRI(iri))
+	if err != nil && !errors.Is(err, graph.ErrNotFound) {
+		return ontology.DockingJobRecord{}, err
+	}
+	return ontology.DockingJobFromQuads(append(qs, in...))
+}
+
+// Result reads one ligand's result (nil, nil, nil when it has none yet).
+func (t *Task) Result(ctx context.Context, job quad.IRI, ligand string) ([]ontology.DockingPoseRecord, *ontology.DockingFailure, error) {
+	qs, err := t.store.Graph(ctx, ResultIRI(job, ligand))
+	if errors.Is(err, graph.ErrNotFound) {
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, err
+	}
+	return ontology.DockingResultFromQuads(qs)
+}
+
+// LigandID is the molecule id of a molecule IRI.
+func LigandID(iri quad.IRI) string { return string(iri)[strings.LastIndexByte(string(iri), '/')+1:] }
+
+// prepared is one ligand ready for vina.
+type prepared struct {
+	id string
+	s  *chem.Structure
+}
+
+// Run docks the job's ligands that have no result graph yet.
+func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) error {
+	rec, err := t.Record(ctx, j.ID)
+	if err != nil {
+		return err
+	}
+	rq, err := t.store.Graph(ctx, rec.Receptor)
+	if err != nil {
+		return fmt.Errorf("docking job %s: receptor: %w", j.ID, err)
+	}
+	receptor, err := ontology.ReceptorFromQuads(rq)
+	if err != nil {
+		return fmt.Errorf("docking job %s: %w", j.ID, err)
+	}
+	recPDBQT, err := t.store.Blobs().Get(receptor.Prepared.SHA256)
+	if err != nil {
+		return fmt.Errorf("docking job %s: receptor file: %w", j.ID, err)
+	}
+	var pending []string
+	for _, l := range rec.Ligands {
+		id := LigandID(l)
+		done, err := t.store.HasGraph(ctx, ResultIRI(j.IRI, id))
+		if err != nil {
+			return err
+		}
+		if !done {
+			pending = append(pending, id)
+		}
+	}
+	prog := rec.Progress
+	set := rec.Settings
+	b := &dk.Batch{Vina: t.vina, Receptor: recPDBQT, Box: dk.Box{Center: set.Center, Size: set.Size},
+		Params:  dk.Params{Exhaustiveness: set.Exhaustiveness, NumModes: set.NumModes, EnergyRange: set.EnergyRange, Seed: set.Seed},
+		Workers: t.opt.Workers}
+
+	var mu sync.Mutex // guards prog and the commit order
+	var commitErr error
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	save := func(ligand string, poses []ontology.DockingPoseRecord, failure *ontology.DockingFailure) {
+		mu.Lock()
+		defer mu.Unlock()
+		if commitErr != nil {
+			return
+		}
+		rg := ResultIRI(j.IRI, ligand)
+		qs, err := ontology.DockingResultQuads(rg, j.IRI, poses, failure)
+		next := prog
+		if err == nil {
+			if failure != nil {
+				next.Failed++
+			} else {
+				next.Finished++
+				for _, p := range poses {
+					if next.BestAffinity == nil || p.Affinity < *next.BestAffinity {
+						a := p.Affinity
+						next.BestAffinity = &a
+					}
+				}
+			}
+			var props []jobs.Prop
+			if props, err = propsOf(set, next); err == nil {
+				err = commit(ctx, []graph.NamedGraph{{IRI: rg, Quads: qs}}, props)
+			}
+		}
+		if err != nil {
+			commitErr = fmt.Errorf("docking job %s: ligand %s: %w", j.ID, ligand, err)
+			stop()
+			return
+		}
+		prog = next
+	}
+
+	chunk := 2 * t.opt.Workers
+	for start := 0; start < len(pending) && wctx.Err() == nil; start += chunk {
+		ids := pending[start:min(start+chunk, len(pending))]
+		var ready []prepared
+		var ligs []dk.Ligand
+		for _, id := range ids {
+			s, pdbqtData, err := t.prepare(wctx, id)
+			if wctx.Err() != nil {
+				break
+			}
+			if err != nil {
+				save(id, nil, &ontology.DockingFailure{Ligand: t.reg.IRI(id), Error: err.Error()})
+				continue
+			}
+			ready = append(ready, prepared{id: id, s: s})
+			ligs = append(ligs, dk.Ligand{Name: id, PDBQT: pdbqtData})
+		}
+		if len(ligs) == 0 {
+			continue
+		}
+		_, err := b.Run(wctx, ligs, func(ev dk.Event) {
+			p := ready[ev.Index]
+			switch ev.Kind {
+			case dk.Finished:
+				poses, err := t.poses(j, receptor.ID, p, ev.Result)
+				if err != nil {
+					save(p.id, nil, &ontology.DockingFailure{Ligand: t.reg.IRI(p.id), Error: err.Error()})
+					return
+				}
+				save(p.id, poses, nil)
+			case dk.Failed:
+				if wctx.Err() != nil || errors.Is(ev.Err, context.Canceled) {
+					return // not a failure of the ligand: it resumes
+				}
+				save(p.id, nil, &ontology.DockingFailure{Ligand: t.reg.IRI(p.id), Error: ev.Err.Error()})
+			}
+		})
+		if err != nil && wctx.Err() == nil {
+			return fmt.Errorf("docking job %s: %w", j.ID, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case commitErr != nil:
+		return commitErr
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	if prog.Finished == 0 && prog.Failed > 0 {
+		return fmt.Errorf("docking job %s: all %d ligands failed", j.ID, prog.Failed)
+	}
+	return nil
+}
+
+// prepare builds the ligand's 3D structure (its stored conformer when it
+// has one) and its PDBQT.
+func (t *Task) prepare(ctx context.Context, id string) (*chem.Structure, []byte, error) {
+	m, err := t.reg.Get(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	in := chem.Input{Format: chem.FormatSMILES, Content: m.SMILES}
+	if m.Structure != nil {
+		sdf, err := t.store.Blobs().Get(m.Structure.SHA256)
+		if err != nil {
+			return nil, nil, err
+		}
+		in = chem.Input{Format: chem.FormatMolfile, Content: string(sdf)}
+	}
+	s, err := t.reg.Pool().Structure(ctx, in)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ligand %s: %w", id, err)
+	}
+	data, err := dk.PrepareLigand(s, dk.LigandOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("ligand %s: %w", id, err)
+	}
+	return s, data, nil
+}
+
+// poses reassembles every mode of a result into an SDF blob and its pose
+// record.
+func (t *Task) poses(j jobs.Job, receptorID string, p prepared, r *dk.Result) ([]ontology.DockingPoseRecord, error) {
+	if r == nil || len(r.Modes) == 0 {
+		return nil, fmt.Errorf("ligand %s: %w: no modes", p.id, dk.ErrVinaFailed)
+	}
+	var first *pdbqt.Molecule
+	if ls := r.Modes[0].Model.Ligands(); len(ls) > 0 {
+		first = ls[0]
+	}
+	if first == nil {
+		return nil, fmt.Errorf("ligand %s: %w: empty model", p.id, dk.ErrMapping)
+	}
+	pm, err := dk.NewPoseMap(first)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := pm.Poses(r.Modes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ontology.DockingPoseRecord, 0, len(ps))
+	for k, pose := range ps {
+		m := r.Modes[k]
+		sdf, err := dk.PoseSDF(p.s, pose, p.id, dk.PoseTags(m, receptorID, j.ID))
+		if err != nil {
+			return nil, err
+		}
+		ref, err := t.store.Blobs().PutBytes(sdf)
+		if err != nil {
+			return nil, err
+		}
+		if math.IsNaN(m.Affinity) {
+			return nil, fmt.Errorf("ligand %s: %w: affinity", p.id, dk.ErrVinaFailed)
+		}
+		out = append(out, ontology.DockingPoseRecord{Ligand: t.reg.IRI(p.id), Mode: k + 1, Affinity: m.Affinity,
+			RMSDLB: m.RMSDLowerBound, RMSDUB: m.RMSDUpperBound, FileIRI: jobs.BlobIRI(t.base, ref.SHA256),
+			File: ontology.ReceptorFile{SHA256: ref.SHA256, Bytes: ref.Size, MediaType: ontology.MediaTypeSDF,
+				Filename: fmt.Sprintf("%s_%s_%d.sdf", j.ID, p.id, k+1)}})
+	}
+	return out, nil
+}
+
+// PoseFile returns the SDF of mode n of a ligand of job j.
+func (t *Task) PoseFile(ctx context.Context, job quad.IRI, ligand string, mode int) ([]byte, error) {
+	poses, _, err := t.Result(ctx, job, ligand)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range poses {
+		if p.Mode == mode {
+			return t.store.Blobs().Get(p.File.SHA256)
+		}
+	}
+	return nil, fmt.Errorf("pose %s/%d: %w", ligand, mode, graph.ErrNotFound)
+}
