@@ -15,8 +15,11 @@ FUZZTIME ?= 20s
 APT_PKGS := build-essential librdkit-dev libinchi-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit psi4 \
             python3-rdflib python3-sparqlwrapper rasqal-utils
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# shacl-engine (npm) cross-checks our SHACL validator (shapes/crosscheck_test.go).
+# npm reference tools, installed outside the repo: shacl-engine cross-checks
+# our SHACL validator (shapes/crosscheck_test.go), Oxigraph is the SPARQL
+# benchmark's yardstick (queries/sparql/oxigraph_bench_test.go).
 SHACL_ENGINE := $(HOME)/.cache/molgraph/shacl-engine
+OXIGRAPH     := $(HOME)/.cache/molgraph/oxigraph
 
 .PHONY: all deps build run test bench fuzz vet fmt clean
 
@@ -32,6 +35,8 @@ deps:
 	@$(GO) mod download
 	@test -d $(SHACL_ENGINE)/node_modules/shacl-engine || ! command -v npm >/dev/null || \
 		npm install --silent --no-audit --no-fund --prefix $(SHACL_ENGINE) shacl-engine@1.1.2 rdf-ext@2.6.0 n3@2.13.12
+	@test -d $(OXIGRAPH)/node_modules/oxigraph || ! command -v npm >/dev/null || \
+		npm install --silent --no-audit --no-fund --prefix $(OXIGRAPH) oxigraph@0.5.11
 
 build: deps
 	$(GO) build -o $(BIN) ./cmd/molgraph
@@ -55,7 +60,8 @@ bench: deps
 		$(GO) test -run '^$$' -bench "^BenchmarkLoad$$/^$$b$$" -benchtime 1x -timeout 30m ./graph/ | grep -E '^Benchmark|^ok|FAIL'; \
 	done
 	$(GO) test -run '^$$' -bench 'ReadGraph|NumericFilter|NumericRange|TwoHop' -timeout 60m ./graph/
-	$(GO) test -run '^$$' -bench . -timeout 60m $$($(GO) list ./... | grep -v '/graph$$')
+	$(GO) test -run '^$$' -bench . -timeout 60m $$($(GO) list ./... | grep -v -e '/graph$$' -e '/queries/sparql$$')
+	$(GO) test -run '^$$' -bench . -benchtime 3x -v -timeout 60m ./queries/sparql/ | grep -v -e '^=== ' -e '^--- '
 
 # Every fuzz target of every package for FUZZTIME each.
 fuzz: deps

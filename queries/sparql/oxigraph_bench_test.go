@@ -88,7 +88,14 @@ func oxigraphScript(b testing.TB) (node, script string) {
 		prefix = filepath.Join(home, ".cache", "molgraph", "oxigraph")
 	}
 	if _, err := os.Stat(filepath.Join(prefix, "node_modules", "oxigraph", "package.json")); err != nil {
-		b.Skipf("skipping: npm oxigraph not installed in %s (npm install --prefix %s oxigraph@<version in testdata/oxigraph/package.json>)", prefix, prefix)
+		version := "<version in testdata/oxigraph/package.json>"
+		var pkg struct {
+			Dependencies map[string]string `json:"dependencies"`
+		}
+		if data, err := os.ReadFile(filepath.Join("testdata", "oxigraph", "package.json")); err == nil && json.Unmarshal(data, &pkg) == nil && pkg.Dependencies["oxigraph"] != "" {
+			version = pkg.Dependencies["oxigraph"]
+		}
+		b.Skipf("skipping: npm oxigraph not installed in %s (install: npm install --prefix %s --no-audit --no-fund oxigraph@%s)", prefix, prefix, version)
 	}
 	script, err = filepath.Abs(filepath.Join("testdata", "oxigraph", "bench.mjs"))
 	if err != nil {
@@ -158,6 +165,22 @@ func runOxigraph(b testing.TB, node, script, ntPath string) *oxReport {
 		b.Fatalf("bench.mjs answered %d queries, want %d", len(rep.Queries), len(oxBenchQueries))
 	}
 	return &rep
+}
+
+// benchExpected recomputes, from the value formulas of benchData (keep the
+// two in step), the number of rows of query (a) and the COUNT per bucket of
+// query (c): an oracle independent of both engines.
+func benchExpected() (rowsA int, buckets map[string]int) {
+	buckets = map[string]int{}
+	for i := 0; i < benchMolecules; i++ {
+		mw := 100 + float64((i*7919)%90000)/100
+		logp := -3 + float64((i*104729)%1000)/100
+		if mw < 500 && logp < 5 {
+			rowsA++
+		}
+		buckets[strconv.FormatInt(int64(mw/100), 10)]++
+	}
+	return rowsA, buckets
 }
 
 // lexicalForm is the lexical form of a term, as bench.mjs reports it.
@@ -241,6 +264,18 @@ func BenchmarkOxigraph(b *testing.B) {
 	}
 	b.Logf("oxigraph %s (node, WASM) loaded %d triples in %.0f ms", rep.Version, rep.Triples, rep.LoadMs)
 
+	wantA, wantBuckets := benchExpected()
+	for i, want := range []int{wantA, benchMolecules, len(wantBuckets)} {
+		if got := rep.Queries[i].Rows; got != want {
+			b.Fatalf("%s: oxigraph %d rows, the generator's formula gives %d", oxBenchQueries[i].name, got, want)
+		}
+	}
+	for _, r := range rep.Queries[2].Sample {
+		if want := wantBuckets[r["bucket"]]; r["n"] != strconv.Itoa(want) {
+			b.Fatalf("c-aggregate bucket %s: oxigraph COUNT %s, the generator's formula gives %d", r["bucket"], r["n"], want)
+		}
+	}
+
 	type row struct {
 		name       string
 		rows       int
@@ -305,4 +340,103 @@ func BenchmarkOxigraph(b *testing.B) {
 			r.name, r.rows, r.ours, r.them, r.ours/r.them, oxigraphRuns, r.mode)
 	}
 	b.Log(sb.String())
+}
+
+// TestOxigraphBenchScript runs bench.mjs and our engine on three molecules
+// whose answers are worked out by hand, so the subprocess wiring, the JSON
+// exchange and the result comparison are checked by a plain go test.
+func TestOxigraphBenchScript(t *testing.T) {
+	node, script := oxigraphScript(t)
+	ctx := context.Background()
+	st, err := graph.OpenMemory(graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	mg := func(s string) quad.IRI { return quad.IRI(ontology.MG + s) }
+	mol := func(id string, mw, logp float64, homo *float64) []graph.NamedGraph {
+		m := quad.IRI("http://localhost:8080/molecules/" + id)
+		gs := []graph.NamedGraph{{IRI: m, Quads: []quad.Quad{
+			{Subject: m, Predicate: rdfType, Object: mg("Molecule")},
+			{Subject: m, Predicate: mg("molecularWeight"), Object: ontology.Double(mw)},
+			{Subject: m, Predicate: mg("logP"), Object: ontology.Double(logp)},
+		}}}
+		if homo != nil {
+			c := quad.IRI("http://localhost:8080/calculations/" + id)
+			gs[0].Quads = append(gs[0].Quads, quad.Quad{Subject: m, Predicate: mg("hasCalculation"), Object: c})
+			gs = append(gs, graph.NamedGraph{IRI: c, Quads: []quad.Quad{
+				{Subject: c, Predicate: rdfType, Object: mg("Calculation")},
+				{Subject: c, Predicate: mg("homoEnergy"), Object: ontology.Double(*homo)},
+			}})
+		}
+		return gs
+	}
+	h1, h2 := -0.25, -0.21
+	var graphs []graph.NamedGraph
+	graphs = append(graphs, mol("m1", 300.5, 2, &h1)...)   // (a) yes; bucket 3
+	graphs = append(graphs, mol("m2", 620, 1, &h2)...)     // (a) no: weight; bucket 6
+	graphs = append(graphs, mol("m3", 450, 6, nil)...)     // (a) no: logP; bucket 4
+	graphs = append(graphs, mol("m4", 399.9, 4.5, nil)...) // (a) yes; bucket 3
+	if err := st.PutGraphs(ctx, graphs, nil); err != nil {
+		t.Fatal(err)
+	}
+	ntPath := filepath.Join(t.TempDir(), "small.nt")
+	n, err := dumpNTriples(ctx, st, ntPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 18 { // 4+2 for m1 and m2, 3 for m3 and m4
+		t.Fatalf("dumped %d triples, want 18", n)
+	}
+	rep := runOxigraph(t, node, script, ntPath)
+	if rep.Triples != n {
+		t.Fatalf("oxigraph loaded %d triples, want %d", rep.Triples, n)
+	}
+	// (c) by hand: bucket 3 = m1, m4 (avg logP 3.25); 4 = m3 (6); 6 = m2 (1).
+	wantC := []map[string]string{
+		{"bucket": "3", "n": "2", "avgLogP": "3.25"},
+		{"bucket": "4", "n": "1", "avgLogP": "6"},
+		{"bucket": "6", "n": "1", "avgLogP": "1"},
+	}
+	for i, tc := range []struct{ rows int }{{2}, {2}, {3}} {
+		bq, ox := oxBenchQueries[i], rep.Queries[i]
+		t.Run(bq.name, func(t *testing.T) {
+			if ox.Rows != tc.rows {
+				t.Errorf("oxigraph: %d rows, want %d", ox.Rows, tc.rows)
+			}
+			q, err := Parse(bq.query, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Exec(ctx, st, q, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sols, err := res.All()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sols) != tc.rows {
+				t.Errorf("ours: %d rows, want %d", len(sols), tc.rows)
+			}
+			if bq.name == "c-aggregate" {
+				if err := compareAggregate(res.Vars, sols, wantC); err != nil {
+					t.Errorf("ours vs hand-computed: %v", err)
+				}
+				if err := compareAggregate(res.Vars, sols, ox.Sample); err != nil {
+					t.Errorf("ours vs oxigraph: %v", err)
+				}
+				// compareAggregate must notice a wrong COUNT and a wrong AVG.
+				for _, bad := range []map[string]string{
+					{"bucket": "3", "n": "3", "avgLogP": "3.25"},
+					{"bucket": "3", "n": "2", "avgLogP": "3.2500001"},
+				} {
+					mutated := append([]map[string]string{bad}, wantC[1:]...)
+					if compareAggregate(res.Vars, sols, mutated) == nil {
+						t.Errorf("compareAggregate accepted %v", bad)
+					}
+				}
+			}
+		})
+	}
 }
