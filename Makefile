@@ -13,7 +13,7 @@ FUZZTIME ?= 20s
 # Psi4 to make fresh logs for the Psi4 parser's tests, and real SPARQL
 # clients (SPARQLWrapper, rdflib, roqet) for the endpoint's tests.
 APT_PKGS := build-essential librdkit-dev libinchi-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit psi4 \
-            python3-rdflib python3-sparqlwrapper rasqal-utils
+            python3-rdflib python3-sparqlwrapper rasqal-utils rdkit-data
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # npm reference tools, installed outside the repo: shacl-engine cross-checks
 # our SHACL validator (shapes/crosscheck_test.go), Oxigraph is the SPARQL
@@ -21,7 +21,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHACL_ENGINE := $(HOME)/.cache/molgraph/shacl-engine
 OXIGRAPH     := $(HOME)/.cache/molgraph/oxigraph
 
-.PHONY: all deps build run test bench fuzz vet fmt clean
+.PHONY: all deps build run test bench bench-batch fuzz vet fmt clean
 
 all: build
 
@@ -62,6 +62,12 @@ bench: deps
 	$(GO) test -run '^$$' -bench 'ReadGraph|NumericFilter|NumericRange|TwoHop' -timeout 60m ./graph/
 	$(GO) test -run '^$$' -bench . -timeout 60m $$($(GO) list ./... | grep -v -e '/graph$$' -e '/queries/sparql$$')
 	$(GO) test -run '^$$' -bench . -benchtime 3x -v -timeout 60m ./queries/sparql/ | grep -v -e '^=== ' -e '^--- '
+
+# 100,000 molecules posted as one batch to a running server, timed from
+# POST to succeeded with the server's peak RSS, beside a Python RDKit loop
+# (environment: N, WORK, PORT; see the script).
+bench-batch: build
+	jobs/batch/bench.sh
 
 # Every fuzz target of every package for FUZZTIME each.
 fuzz: deps

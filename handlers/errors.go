@@ -13,6 +13,7 @@ import (
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
+	jobsdocking "github.com/molgraph/molgraph/jobs/docking"
 	"github.com/molgraph/molgraph/ontology"
 	"github.com/molgraph/molgraph/parsers/qm"
 	"github.com/molgraph/molgraph/queries/sparql"
@@ -104,6 +105,11 @@ func errorTable() []errorRow {
 		{is(ontology.ErrInvalidReceptorRecord), http.StatusUnprocessableEntity, "invalid_receptor"},
 		{is(docking.ErrEngine), http.StatusServiceUnavailable, "engine_unavailable"},
 		{is(docking.ErrTimeout), http.StatusServiceUnavailable, "timeout"},
+		// docking jobs
+		{is(jobsdocking.ErrInvalidRequest), http.StatusBadRequest, "invalid_request"},
+		{is(jobsdocking.ErrUnknownReceptor), http.StatusUnprocessableEntity, "unknown_receptor"},
+		{is(jobsdocking.ErrUnknownLigands), http.StatusUnprocessableEntity, "unknown_ligands"},
+		{is(jobsdocking.ErrNoPocket), http.StatusUnprocessableEntity, "unknown_pocket"},
 		// graph store
 		{is(graph.ErrNotFound), http.StatusNotFound, "not_found"},
 		{is(graph.ErrInvalidQuad), http.StatusUnprocessableEntity, "invalid_data"},

@@ -58,6 +58,9 @@ type Config struct {
 	Gate *shapes.Gate
 	// Molecules wires the molecule, batch and /id routes (molecules.go).
 	Molecules MoleculeServices
+	// Docking wires the docking-job routes (docking.go); a zero value makes
+	// them answer 503.
+	Docking DockingServices
 	// Query bounds SPARQL and GraphQL queries (zero fields take defaults).
 	Query QueryLimits
 	// Logger receives access logs and errors (default: discard).
@@ -145,6 +148,7 @@ func (s *Server) resources() []resource {
 		s.qmResource(),
 		s.moleculesResource(),
 		s.receptorsResource(),
+		s.dockingResource(),
 	}
 }
 

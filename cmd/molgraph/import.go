@@ -18,32 +18,44 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/docking"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/handlers"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
+	jobsdocking "github.com/molgraph/molgraph/jobs/docking"
 )
 
 // moleculeServices starts the chem pool, the molecule registry and the job
 // runner (which resumes unfinished batch jobs) for "serve". The returned
 // function stops them (runner first: running jobs keep their state and
 // resume at the next start).
-func moleculeServices(cfg serveConfig, store *graph.Store, log *slog.Logger) (handlers.MoleculeServices, func(), error) {
+func moleculeServices(cfg serveConfig, store *graph.Store, log *slog.Logger) (handlers.MoleculeServices, handlers.DockingServices, func(), error) {
 	pool, err := chem.NewPool(cfg.chemWorkers)
 	if err != nil {
-		return handlers.MoleculeServices{}, nil, fmt.Errorf("chem pool: %w", err)
+		return handlers.MoleculeServices{}, handlers.DockingServices{}, nil, fmt.Errorf("chem pool: %w", err)
 	}
 	reg := batch.NewRegistry(store, pool, cfg.baseIRI, nil)
 	task := batch.NewTask(reg, batch.TaskOptions{})
-	runner, err := jobs.NewRunner(store, cfg.baseIRI, []jobs.Task{task}, jobs.Options{Workers: cfg.jobWorkers, Logger: log})
+	tasks := []jobs.Task{task}
+	// Docking needs the vina binary; without it the docking routes answer
+	// 503 and everything else works.
+	var dockTask *jobsdocking.Task
+	if vina, err := docking.NewVina(context.Background(), ""); err != nil {
+		log.Warn("docking disabled: AutoDock Vina not found", "error", err)
+	} else {
+		dockTask = jobsdocking.NewTask(reg, vina, jobsdocking.Options{})
+		tasks = append(tasks, dockTask)
+	}
+	runner, err := jobs.NewRunner(store, cfg.baseIRI, tasks, jobs.Options{Workers: cfg.jobWorkers, Logger: log})
 	if err != nil {
 		pool.Close()
-		return handlers.MoleculeServices{}, nil, err
+		return handlers.MoleculeServices{}, handlers.DockingServices{}, nil, err
 	}
 	n, err := runner.Start(context.Background())
 	if err != nil {
 		pool.Close()
-		return handlers.MoleculeServices{}, nil, err
+		return handlers.MoleculeServices{}, handlers.DockingServices{}, nil, err
 	}
 	if n > 0 {
 		log.Info("resuming unfinished jobs", "jobs", n)
@@ -52,7 +64,11 @@ func moleculeServices(cfg serveConfig, store *graph.Store, log *slog.Logger) (ha
 		runner.Close()
 		pool.Close()
 	}
-	return handlers.MoleculeServices{Registry: reg, Jobs: runner, Batch: task, MaxBatchRecords: cfg.batchMaxRecords}, stop, nil
+	var dock handlers.DockingServices
+	if dockTask != nil {
+		dock = handlers.DockingServices{Task: dockTask, Jobs: runner}
+	}
+	return handlers.MoleculeServices{Registry: reg, Jobs: runner, Batch: task, MaxBatchRecords: cfg.batchMaxRecords}, dock, stop, nil
 }
 
 // batchStatus is the part of GET /v1/molecules/batch/{id} that import shows.

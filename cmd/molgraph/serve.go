@@ -50,7 +50,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		}
 	}()
 
-	mols, closeMolecules, err := moleculeServices(cfg, store, log)
+	mols, dock, closeMolecules, err := moleculeServices(cfg, store, log)
 	if err != nil {
 		return err
 	}
@@ -69,6 +69,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		QM:           qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}},
 		Gate:         gate,
 		Molecules:    mols,
+		Docking:      dock,
 		Query: handlers.QueryLimits{SPARQLTimeout: cfg.sparqlTimeout, SPARQLMaxRows: cfg.sparqlMaxRows,
 			GraphQLMaxDepth: cfg.graphqlMaxDepth, GraphQLMaxCost: cfg.graphqlMaxCost},
 		Logger:  log,

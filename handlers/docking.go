@@ -1,0 +1,374 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/molgraph/molgraph/auth"
+	dk "github.com/molgraph/molgraph/docking"
+	"github.com/molgraph/molgraph/jobs"
+	jobsdocking "github.com/molgraph/molgraph/jobs/docking"
+)
+
+// DockingServices wires the docking-job routes (docking.go).
+type DockingServices struct {
+	// Task knows docking jobs: validation, records, results, poses.
+	Task *jobsdocking.Task
+	// Jobs runs them (the same runner as batch uploads).
+	Jobs *jobs.Runner
+}
+
+func (s *Server) dockingResource() resource {
+	return resource{routes: s.dockingRoutes(), schemas: dockingSchemas()}
+}
+
+func dockingSchemas() map[string]Schema {
+	vec := Schema{"type": "array", "items": Schema{"type": "number"}, "minItems": 3, "maxItems": 3}
+	nullableNum := Schema{"type": []string{"number", "null"}}
+	nullableTime := Schema{"type": []string{"string", "null"}, "format": "date-time"}
+	mode := Schema{"type": "object", "properties": Schema{
+		"mode": Schema{"type": "integer"}, "affinity_kcal": Schema{"type": "number"},
+		"rmsd_lb": Schema{"type": "number"}, "rmsd_ub": Schema{"type": "number"}, "pose_url": Schema{"type": "string"}}}
+	return map[string]Schema{
+		"DockingJobCreate": {"type": "object", "required": []string{"receptor", "ligands"}, "additionalProperties": false,
+			"properties": Schema{
+				"receptor":       Schema{"type": "string", "description": "Receptor id (rec-...)."},
+				"ligands":        Schema{"type": "array", "minItems": 1, "maxItems": jobsdocking.MaxLigands, "items": Schema{"type": "string"}},
+				"pocket":         Schema{"type": "string", "description": "auto (default), a pocket id of the receptor (p2), or box."},
+				"box":            Schema{"type": "object", "properties": Schema{"center": vec, "size": vec}},
+				"exhaustiveness": Schema{"type": "integer", "minimum": 1, "maximum": 64, "default": dk.DefaultExhaustiveness},
+				"num_modes":      Schema{"type": "integer", "minimum": 1, "maximum": 20, "default": dk.DefaultNumModes},
+				"energy_range":   Schema{"type": "number", "exclusiveMinimum": 0, "maximum": 10, "default": dk.DefaultEnergyRange},
+				"seed":           Schema{"type": "integer", "default": dk.DefaultSeed},
+			}},
+		"DockingJob": {"type": "object", "required": []string{"id", "status", "finished_ligands", "failed_ligands", "total_ligands", "best_affinity_kcal", "links"},
+			"properties": Schema{
+				"id":                 Schema{"type": "string"},
+				"status":             Schema{"type": "string", "enum": []string{"queued", "running", "succeeded", "failed", "cancelled"}},
+				"finished_ligands":   Schema{"type": "integer"},
+				"failed_ligands":     Schema{"type": "integer"},
+				"total_ligands":      Schema{"type": "integer"},
+				"best_affinity_kcal": nullableNum,
+				"receptor":           Schema{"type": "string"},
+				"pocket":             Schema{"type": "object", "properties": Schema{"method": Schema{"type": "string"}, "center": vec, "size": vec}},
+				"parameters":         Schema{"type": "object", "additionalProperties": true},
+				"engine":             Schema{"type": "object", "properties": Schema{"name": Schema{"type": "string"}, "version": Schema{"type": "string"}}},
+				"error":              Schema{"type": "string"},
+				"created_at":         Schema{"type": "string", "format": "date-time"},
+				"started_at":         nullableTime,
+				"finished_at":        nullableTime,
+				"links":              Schema{"type": "object", "additionalProperties": Schema{"type": "string"}},
+			}},
+		"DockingResults": {"type": "object", "required": []string{"job_id", "status", "results", "failures", "next_cursor"},
+			"properties": Schema{
+				"job_id": Schema{"type": "string"}, "status": Schema{"type": "string"},
+				"results": Schema{"type": "array", "items": Schema{"type": "object", "properties": Schema{
+					"rank": Schema{"type": "integer"}, "ligand": Schema{"type": "string"}, "affinity_kcal": Schema{"type": "number"},
+					"mode": Schema{"type": "integer"}, "rmsd_lb": Schema{"type": "number"}, "rmsd_ub": Schema{"type": "number"},
+					"pose_url": Schema{"type": "string"}, "modes": Schema{"type": "array", "items": mode}}}},
+				"failures":    Schema{"type": "array", "items": Schema{"type": "object", "properties": Schema{"ligand": Schema{"type": "string"}, "error": Schema{"type": "string"}}}},
+				"next_cursor": Schema{"type": []string{"string", "null"}},
+			}},
+	}
+}
+
+func (s *Server) dockingRoutes() []Route {
+	idParam := map[string]string{"id": "The docking job id (dock-...)."}
+	job := jsonContent(ref("DockingJob"))
+	return []Route{
+		{
+			Method: http.MethodPost, Pattern: "/v1/docking/jobs", Scope: auth.ScopeWrite, Handle: s.createDockingJob,
+			Doc: Doc{Tag: "docking", Summary: "Submit an AutoDock Vina docking job",
+				Description: "One Vina run per ligand on the receptor's pocket (auto: the best-ranked detected pocket). " +
+					"Unknown receptor or ligand ids are 422 naming them; parameters out of bounds are 400.",
+				Request: &Body{Required: true, Content: jsonContent(ref("DockingJobCreate"))},
+				Responses: []Response{{Status: 202, Description: "The queued job.", Content: job,
+					Headers: map[string]string{"Location": "URL of the job."}}}},
+		},
+		{
+			Method: http.MethodGet, Pattern: "/v1/docking/jobs/{id}", Scope: auth.ScopeRead, Handle: s.getDockingJob,
+			Doc: Doc{Tag: "docking", Summary: "Get a docking job's status and progress", PathParams: idParam,
+				Responses: []Response{{Status: 200, Description: "The job.", Content: job}}},
+		},
+		{
+			Method: http.MethodDelete, Pattern: "/v1/docking/jobs/{id}", Scope: auth.ScopeWrite, Handle: s.cancelDockingJob,
+			Doc: Doc{Tag: "docking", Summary: "Cancel a docking job (409 if it has finished)", PathParams: idParam,
+				Responses: []Response{{Status: 200, Description: "The job, cancelled or cancelling.", Content: job}}},
+		},
+		{
+			Method: http.MethodGet, Pattern: "/v1/docking/jobs/{id}/results", Scope: auth.ScopeRead, Handle: s.dockingResults,
+			Doc: Doc{Tag: "docking", Summary: "Docking results sorted by affinity, most favourable first (partial while running)",
+				PathParams: idParam, Params: pageParams(),
+				Responses: []Response{{Status: 200, Description: "One result per docked ligand, with every mode.", Content: jsonContent(ref("DockingResults"))}}},
+		},
+		{
+			Method: http.MethodGet, Pattern: "/v1/docking/jobs/{id}/poses/{ligand}/{mode}.sdf", Scope: auth.ScopeRead, Handle: s.dockingPose,
+			Doc: Doc{Tag: "docking", Summary: "A reassembled pose as SDF (the registered molecule at the docked coordinates)",
+				PathParams: map[string]string{"id": "The docking job id.", "ligand": "The ligand's molecule id.", "mode": "Vina's mode number (1 = best)."},
+				Responses: []Response{{Status: 200, Description: "One SDF record with SD tags for affinity, mode, RMSD bounds, receptor and job.",
+					Content: map[string]Schema{"chemical/x-mdl-sdfile": {"type": "string"}}}}},
+		},
+	}
+}
+
+// dockingRequest is the body of POST /v1/docking/jobs.
+type dockingRequest struct {
+	Receptor       string   `json:"receptor"`
+	Ligands        []string `json:"ligands"`
+	Pocket         string   `json:"pocket"`
+	Box            *dk.Box  `json:"box"`
+	Exhaustiveness int      `json:"exhaustiveness"`
+	NumModes       int      `json:"num_modes"`
+	EnergyRange    float64  `json:"energy_range"`
+	Seed           *int64   `json:"seed"`
+}
+
+func (s *Server) dockingServices() (DockingServices, error) {
+	d := s.cfg.Docking
+	if d.Task == nil || d.Jobs == nil {
+		return d, fmt.Errorf("%w: docking is not configured", ErrNotReady)
+	}
+	return d, nil
+}
+
+func (s *Server) createDockingJob(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.dockingServices()
+	if err != nil {
+		return err
+	}
+	var req dockingRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	var fields []FieldError
+	if req.Receptor == "" {
+		fields = append(fields, FieldError{Field: "receptor", Message: "required: a receptor id (rec-...)"})
+	}
+	if len(req.Ligands) == 0 {
+		fields = append(fields, FieldError{Field: "ligands", Message: "required: 1 to 10,000 molecule ids"})
+	}
+	if req.Seed == nil {
+		seed := int64(dk.DefaultSeed)
+		req.Seed = &seed
+	}
+	p := dk.Params{Exhaustiveness: req.Exhaustiveness, NumModes: req.NumModes, EnergyRange: req.EnergyRange, Seed: *req.Seed}
+	if req.Exhaustiveness < 0 || req.Exhaustiveness > 64 {
+		fields = append(fields, FieldError{Field: "exhaustiveness", Message: "must be 1..64"})
+	}
+	if req.NumModes < 0 || req.NumModes > 20 {
+		fields = append(fields, FieldError{Field: "num_modes", Message: "must be 1..20"})
+	}
+	if req.EnergyRange < 0 || req.EnergyRange > 10 || math.IsNaN(req.EnergyRange) {
+		fields = append(fields, FieldError{Field: "energy_range", Message: "must be in (0, 10] kcal/mol"})
+	}
+	if len(fields) > 0 {
+		return &InputError{Err: ErrBadRequest, Fields: fields}
+	}
+	id := jobs.NewID(jobsdocking.JobIDPrefix, time.Now())
+	j, err := d.Task.NewJob(r.Context(), id, jobsdocking.Request{
+		Receptor: req.Receptor, Ligands: req.Ligands, Pocket: req.Pocket, Box: req.Box, Params: p})
+	if err != nil {
+		return err
+	}
+	if _, err := d.Jobs.Submit(r.Context(), j); err != nil {
+		return err
+	}
+	view, err := s.dockingJobView(r, d, id)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", view["links"].(map[string]string)["self"])
+	return writeJSON(w, http.StatusAccepted, view)
+}
+
+// dockingJobView is the JSON of a job, projected from its graphs.
+func (s *Server) dockingJobView(r *http.Request, d DockingServices, id string) (map[string]any, error) {
+	if !strings.HasPrefix(id, jobsdocking.JobIDPrefix+"-") {
+		return nil, fmt.Errorf("%w: no docking job %q", ErrNotFound, id)
+	}
+	rec, err := d.Task.Record(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	self := "/v1/docking/jobs/" + id
+	optTime := func(t *time.Time) any {
+		if t == nil || t.IsZero() {
+			return nil
+		}
+		return t.UTC()
+	}
+	v := map[string]any{
+		"id":                 id,
+		"iri":                string(rec.IRI),
+		"status":             rec.Status,
+		"finished_ligands":   rec.Progress.Finished,
+		"failed_ligands":     rec.Progress.Failed,
+		"total_ligands":      rec.Progress.Total,
+		"best_affinity_kcal": rec.Progress.BestAffinity,
+		"receptor":           jobsdocking.LigandID(rec.Receptor),
+		"pocket":             map[string]any{"method": rec.Settings.PocketMethod, "center": rec.Settings.Center, "size": rec.Settings.Size},
+		"parameters":         rec.Settings,
+		"engine":             map[string]string{"name": rec.Engine, "version": rec.Version},
+		"created_at":         rec.CreatedAt.UTC(),
+		"started_at":         optTime(rec.StartedAt),
+		"finished_at":        optTime(rec.EndedAt),
+		"links":              map[string]string{"self": self, "results": self + "/results"},
+	}
+	if rec.Error != "" {
+		v["error"] = rec.Error
+	}
+	return v, nil
+}
+
+func (s *Server) getDockingJob(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.dockingServices()
+	if err != nil {
+		return err
+	}
+	v, err := s.dockingJobView(r, d, chi.URLParam(r, "id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, v)
+}
+
+func (s *Server) cancelDockingJob(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.dockingServices()
+	if err != nil {
+		return err
+	}
+	id := chi.URLParam(r, "id")
+	if _, err := s.dockingJobView(r, d, id); err != nil {
+		return err
+	}
+	if _, err := d.Jobs.Cancel(r.Context(), d.Task.JobIRI(id)); err != nil {
+		return err
+	}
+	v, err := s.dockingJobView(r, d, id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, v)
+}
+
+type dockingMode struct {
+	Mode     int     `json:"mode"`
+	Affinity float64 `json:"affinity_kcal"`
+	RMSDLB   float64 `json:"rmsd_lb"`
+	RMSDUB   float64 `json:"rmsd_ub"`
+	PoseURL  string  `json:"pose_url"`
+}
+
+type dockingResult struct {
+	Rank   int    `json:"rank"`
+	Ligand string `json:"ligand"`
+	dockingMode
+	Modes []dockingMode `json:"modes"`
+}
+
+// dockingResults lists every docked ligand's modes, best ligand first; a
+// cursor is the offset into that order.
+func (s *Server) dockingResults(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.dockingServices()
+	if err != nil {
+		return err
+	}
+	id := chi.URLParam(r, "id")
+	v, err := s.dockingJobView(r, d, id)
+	if err != nil {
+		return err
+	}
+	limit, err := pageLimit(r)
+	if err != nil {
+		return err
+	}
+	pos, err := decodeCursor(r, "dock:")
+	if err != nil {
+		return err
+	}
+	offset := 0
+	if pos != "" {
+		if offset, err = strconv.Atoi(pos); err != nil || offset < 0 {
+			return badRequest("cursor", "not a cursor of this listing; use next_cursor of the previous page")
+		}
+	}
+	rec, err := d.Task.Record(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	var results []dockingResult
+	failures := []map[string]string{}
+	for _, lig := range rec.Ligands {
+		ligID := jobsdocking.LigandID(lig)
+		poses, failure, err := d.Task.Result(r.Context(), rec.IRI, ligID)
+		if err != nil {
+			return err
+		}
+		if failure != nil {
+			failures = append(failures, map[string]string{"ligand": ligID, "error": failure.Error})
+			continue
+		}
+		if len(poses) == 0 {
+			continue // not docked yet
+		}
+		sort.Slice(poses, func(i, j int) bool { return poses[i].Mode < poses[j].Mode })
+		res := dockingResult{Ligand: ligID}
+		for _, p := range poses {
+			res.Modes = append(res.Modes, dockingMode{Mode: p.Mode, Affinity: p.Affinity, RMSDLB: p.RMSDLB, RMSDUB: p.RMSDUB,
+				PoseURL: fmt.Sprintf("/v1/docking/jobs/%s/poses/%s/%d.sdf", id, ligID, p.Mode)})
+		}
+		res.dockingMode = res.Modes[0]
+		results = append(results, res)
+	}
+	sort.SliceStable(results, func(i, j int) bool { return results[i].Affinity < results[j].Affinity })
+	for i := range results {
+		results[i].Rank = i + 1
+	}
+	var next any
+	if offset > len(results) {
+		offset = len(results)
+	}
+	end := min(offset+limit, len(results))
+	if end < len(results) {
+		next = encodeCursor("dock:" + strconv.Itoa(end))
+	}
+	page := results[offset:end]
+	if page == nil {
+		page = []dockingResult{}
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"job_id": id, "status": v["status"], "results": page,
+		"failures": failures, "next_cursor": next})
+}
+
+func (s *Server) dockingPose(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.dockingServices()
+	if err != nil {
+		return err
+	}
+	id, ligand := chi.URLParam(r, "id"), chi.URLParam(r, "ligand")
+	mode, err := strconv.Atoi(chi.URLParam(r, "mode"))
+	if err != nil || mode < 1 {
+		return fmt.Errorf("%w: no mode %q", ErrNotFound, chi.URLParam(r, "mode"))
+	}
+	if _, err := s.dockingJobView(r, d, id); err != nil {
+		return err
+	}
+	sdf, err := d.Task.PoseFile(r.Context(), d.Task.JobIRI(id), ligand, mode)
+	if errors.Is(err, jobs.ErrNotFound) {
+		return fmt.Errorf("%w: no pose %d of %s in job %s", ErrNotFound, mode, ligand, id)
+	} else if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "chemical/x-mdl-sdfile")
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write(sdf)
+	return err
+}

@@ -1,0 +1,208 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/docking"
+	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/jobs"
+	"github.com/molgraph/molgraph/jobs/batch"
+	jobsdocking "github.com/molgraph/molgraph/jobs/docking"
+)
+
+// newDockingFixture is a server with a real chem pool, Vina, a memory graph
+// and one runner for batch and docking jobs, holding the Vina example's
+// 1iep receptor and imatinib (the crystal ligand, with its 3D coordinates).
+func newDockingFixture(t *testing.T) (f *fixture, receptor, imatinib string) {
+	t.Helper()
+	if _, err := exec.LookPath("vina"); err != nil {
+		t.Skip("vina not installed (apt autodock-vina)")
+	}
+	pool, err := chem.NewPool(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	st, err := graph.OpenMemory(graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	const base = "http://example.org/"
+	reg := batch.NewRegistry(st, pool, base, nil)
+	vina, err := docking.NewVina(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	btask := batch.NewTask(reg, batch.TaskOptions{})
+	dtask := jobsdocking.NewTask(reg, vina, jobsdocking.Options{})
+	runner, err := jobs.NewRunner(st, base, []jobs.Task{btask, dtask}, jobs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runner.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { runner.Close() })
+	f = newFixture(t, func(c *Config) {
+		c.Graph = st
+		c.Molecules = MoleculeServices{Registry: reg, Jobs: runner, Batch: btask}
+		c.Docking = DockingServices{Task: dtask, Jobs: runner}
+	})
+	rec := f.postReceptor(t, "1iep_receptor.pdbqt", dockingCorpus(t, "vina-examples/1iep/1iep_receptor.pdbqt"))
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("receptor: %d %s", rec.Code, rec.Body)
+	}
+	receptor = decodeReceptor(t, rec).ID
+	body, _ := json.Marshal(map[string]any{"format": "sdf", "content": string(dockingCorpus(t, "vina-examples/1iep/1iep_ligand.sdf")), "name": "imatinib"})
+	mol := f.do(t, http.MethodPost, "/v1/molecules", "write", strings.NewReader(string(body)), "Content-Type", "application/json")
+	if mol.Code != http.StatusCreated {
+		t.Fatalf("imatinib: %d %s", mol.Code, mol.Body)
+	}
+	imatinib = decode[map[string]any](t, mol)["id"].(string)
+	return f, receptor, imatinib
+}
+
+func (f *fixture) postJob(t *testing.T, body map[string]any) *httptest.ResponseRecorder {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	return f.do(t, http.MethodPost, "/v1/docking/jobs", "write", strings.NewReader(string(b)), "Content-Type", "application/json")
+}
+
+func TestDockingJobErrors(t *testing.T) {
+	f, receptor, imatinib := newDockingFixture(t)
+	cases := []struct {
+		name   string
+		body   map[string]any
+		status int
+		code   string
+		field  string
+	}{
+		{"no receptor", map[string]any{"ligands": []string{imatinib}}, 400, "invalid_request", "receptor"},
+		{"no ligands", map[string]any{"receptor": receptor}, 400, "invalid_request", "ligands"},
+		{"exhaustiveness too high", map[string]any{"receptor": receptor, "ligands": []string{imatinib}, "exhaustiveness": 65}, 400, "invalid_request", "exhaustiveness"},
+		{"num_modes too high", map[string]any{"receptor": receptor, "ligands": []string{imatinib}, "num_modes": 21}, 400, "invalid_request", "num_modes"},
+		{"energy_range too high", map[string]any{"receptor": receptor, "ligands": []string{imatinib}, "energy_range": 10.5}, 400, "invalid_request", "energy_range"},
+		{"unknown field", map[string]any{"receptor": receptor, "ligands": []string{imatinib}, "exhaustivness": 8}, 400, "invalid_request", ""},
+		{"unknown receptor", map[string]any{"receptor": "rec-0000", "ligands": []string{imatinib}}, 422, "unknown_receptor", ""},
+		{"unknown ligand", map[string]any{"receptor": receptor, "ligands": []string{imatinib, "mol-nope"}}, 422, "unknown_ligands", ""},
+		{"unknown pocket", map[string]any{"receptor": receptor, "ligands": []string{imatinib}, "pocket": "p99"}, 422, "unknown_pocket", ""},
+		{"box without a box", map[string]any{"receptor": receptor, "ligands": []string{imatinib}, "pocket": "box"}, 400, "invalid_request", ""},
+		{"duplicate ligands", map[string]any{"receptor": receptor, "ligands": []string{imatinib, imatinib}}, 400, "invalid_request", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := f.postJob(t, c.body)
+			if rec.Code != c.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, c.status, rec.Body)
+			}
+			p := decode[Problem](t, rec)
+			if c.code != "" && p.Code != c.code {
+				t.Errorf("code %q, want %q", p.Code, c.code)
+			}
+			if c.field != "" && (len(p.Errors) == 0 || p.Errors[0].Field != c.field) {
+				t.Errorf("errors %+v, want field %q", p.Errors, c.field)
+			}
+			if c.name == "unknown ligand" && !strings.Contains(p.Detail+rec.Body.String(), "mol-nope") {
+				t.Errorf("the problem does not name the unknown ligand: %s", rec.Body)
+			}
+		})
+	}
+	problemOf(t, f.do(t, http.MethodGet, "/v1/docking/jobs/dock-nope", "read", nil), http.StatusNotFound, "not_found")
+	problemOf(t, f.do(t, http.MethodGet, "/v1/docking/jobs/nope", "read", nil), http.StatusNotFound, "not_found")
+}
+
+// TestDockingJob1iep docks imatinib into 1iep's documented box (centre
+// 15.190, 53.903, 16.917; 20 Å) at exhaustiveness 1 through the API:
+// 202, progress to succeeded, sorted results and an SDF pose.
+func TestDockingJob1iep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Vina")
+	}
+	f, receptor, imatinib := newDockingFixture(t)
+	rec := f.postJob(t, map[string]any{"receptor": receptor, "ligands": []string{imatinib}, "pocket": "box",
+		"box":            map[string]any{"center": []float64{15.190, 53.903, 16.917}, "size": []float64{20, 20, 20}},
+		"exhaustiveness": 1, "num_modes": 3, "seed": 42})
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("submit: %d %s", rec.Code, rec.Body)
+	}
+	job := decode[map[string]any](t, rec)
+	id := job["id"].(string)
+	if rec.Header().Get("Location") != "/v1/docking/jobs/"+id || job["total_ligands"].(float64) != 1 || job["best_affinity_kcal"] != nil {
+		t.Errorf("submitted job: %s", rec.Body)
+	}
+	deadline := time.Now().Add(6 * time.Minute)
+	for {
+		job = decode[map[string]any](t, f.do(t, http.MethodGet, "/v1/docking/jobs/"+id, "read", nil))
+		if s := job["status"]; s == "succeeded" || s == "failed" || s == "cancelled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job still %v after 6 minutes", job["status"])
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if job["status"] != "succeeded" || job["finished_ligands"].(float64) != 1 {
+		t.Fatalf("job: %v", job)
+	}
+	// Exhaustiveness 1 finds imatinib's site with about -10 to -14 kcal/mol
+	// here (docking-corpus README: -13.357 at exhaustiveness 8, seed 42); a
+	// pose outside the site scores far weaker.
+	best := job["best_affinity_kcal"].(float64)
+	if best > -9 || best < -15 {
+		t.Errorf("best affinity %v kcal/mol", best)
+	}
+	res := f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/results", "read", nil)
+	var results struct {
+		Results []struct {
+			Ligand   string  `json:"ligand"`
+			Affinity float64 `json:"affinity_kcal"`
+			PoseURL  string  `json:"pose_url"`
+			Modes    []struct {
+				Affinity float64 `json:"affinity_kcal"`
+			} `json:"modes"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(res.Body.Bytes(), &results); err != nil || len(results.Results) != 1 {
+		t.Fatalf("results: %v %s", err, res.Body)
+	}
+	r0 := results.Results[0]
+	if r0.Ligand != imatinib || r0.Affinity != best || len(r0.Modes) == 0 {
+		t.Errorf("result: %+v", r0)
+	}
+	for i := 1; i < len(r0.Modes); i++ {
+		if r0.Modes[i].Affinity < r0.Modes[i-1].Affinity {
+			t.Errorf("modes not sorted: %+v", r0.Modes)
+		}
+	}
+	pose := f.do(t, http.MethodGet, r0.PoseURL, "read", nil)
+	if pose.Code != http.StatusOK || pose.Header().Get("Content-Type") != "chemical/x-mdl-sdfile" || !strings.Contains(pose.Body.String(), "M  END") {
+		t.Fatalf("pose: %d %s", pose.Code, pose.Header())
+	}
+	// The pose is the registered molecule: RDKit reads it back to the same
+	// InChIKey.
+	pool, err := chem.NewPool(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	got, err := pool.Process(context.Background(), chem.Input{Format: chem.FormatMolfile, Content: pose.Body.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := decode[map[string]any](t, f.do(t, http.MethodGet, "/v1/molecules/"+imatinib, "read", nil))
+	if got.InChIKey != reg["inchi_key"] {
+		t.Errorf("pose InChIKey %s, registered %v", got.InChIKey, reg["inchi_key"])
+	}
+	problemOf(t, f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/poses/"+imatinib+"/99.sdf", "read", nil), http.StatusNotFound, "not_found")
+	// A finished job cannot be cancelled.
+	problemOf(t, f.do(t, http.MethodDelete, "/v1/docking/jobs/"+id, "write", nil), http.StatusConflict, "conflict")
+}
