@@ -303,6 +303,14 @@ func (s *Server) parseLog(w http.ResponseWriter, r *http.Request) error {
 			return validationError(report)
 		}
 	}
+	// Only a calculation that will be stored registers its molecule.
+	if warning := s.linkMolecule(ctx, &rec); warning != "" {
+		s.log.Info("calculation not linked to a molecule", "calculation", id, "reason", warning)
+	} else if rec.MoleculeID != "" {
+		if quads, err = ontology.CalculationQuads(s.cfg.BaseIRI, id, &rec); err != nil {
+			return fmt.Errorf("%w: %v", ErrUnprocessable, err)
+		}
+	}
 	// The log first: a graph never links a blob that is not there. A failed
 	// graph write leaves an unreferenced blob, which is harmless.
 	if _, err := st.Blobs().PutBytes(up.data); err != nil {

@@ -313,3 +313,40 @@ func TestFeaturesRoutes(t *testing.T) {
 	}
 	problemOf(t, f.do(t, http.MethodGet, "/v1/qm/features?format=xlsx", "read", nil), http.StatusBadRequest, "invalid_request")
 }
+
+// TestParseLogLinksMolecule: a neutral closed-shell calculation is linked
+// to the molecule of its final geometry (registered if new); cclib's dvb
+// logs are para-divinylbenzene.
+func TestParseLogLinksMolecule(t *testing.T) {
+	f := newMolFixture(t, 0)
+	f.srv.cfg.QM = qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}}
+	rec := f.parse(t, "dvb_gopt.out", qmtest.Read(t, "gaussian/basicGaussian16/dvb_gopt.out"))
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	calc := decodeCalc(t, rec)
+	if calc.MoleculeID == "" {
+		t.Fatal("calculation not linked to a molecule")
+	}
+	// The reference: RDKit's canonical form of p-divinylbenzene, registered
+	// through the molecule route; it must be the same molecule.
+	mol := f.post(t, `{"format": "smiles", "content": "C=Cc1ccc(C=C)cc1"}`)
+	if mol.Code != http.StatusOK {
+		t.Fatalf("p-divinylbenzene should exist already: %d %s", mol.Code, mol.Body)
+	}
+	if id := decode[map[string]any](t, mol)["id"]; id != calc.MoleculeID {
+		t.Errorf("linked to %s, p-divinylbenzene is %v", calc.MoleculeID, id)
+	}
+	triples := f.do(t, http.MethodGet, "/v1/qm/calculations/"+calc.ID+"/triples?format=nt", "read", nil)
+	if !strings.Contains(triples.Body.String(), "hasUniqueSpecies> <http://example.org/id/molecule/"+calc.MoleculeID+">") {
+		t.Error("no occ:hasUniqueSpecies triple to the molecule")
+	}
+	// A cation is not linked: the xyz bond perception assumes neutral species.
+	ion := f.parse(t, "CO2_cation.out", qmtest.Read(t, "orca/ORCA4.0/CO2_freqs.out"))
+	if ion.Code != http.StatusCreated {
+		t.Fatalf("status %d: %s", ion.Code, ion.Body)
+	}
+	if v := decodeCalc(t, ion); v.Charge == nil || *v.Charge == 0 || v.MoleculeID != "" {
+		t.Errorf("cation: charge %v, molecule %q", v.Charge, v.MoleculeID)
+	}
+}

@@ -1,0 +1,78 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/jobs/batch"
+	"github.com/molgraph/molgraph/ontology"
+)
+
+// linkMolecule finds the molecule a calculation is about and registers it
+// if it is new: bonds and bond orders are perceived from the final
+// geometry, the structure goes through the molecule pipeline (normalized,
+// canonical SMILES, InChIKey) and its id is recorded as MoleculeID, which
+// the mapping writes as occ:hasUniqueSpecies.
+//
+// Bond perception uses Open Babel's CLI: Debian's RDKit 2022.09 has no
+// DetermineBonds, and writing our own bond-order assignment is not worth it
+// while Open Babel's is well tested. Its xyz reader assumes a neutral
+// closed-shell molecule, so charged and open-shell calculations are not
+// linked (a link to the wrong species would be worse than none). A failure
+// to link is reported as a warning and never fails the upload.
+func (s *Server) linkMolecule(ctx context.Context, rec *ontology.CalculationRecord) (warning string) {
+	reg := s.cfg.Molecules.Registry
+	switch {
+	case reg == nil:
+		return "" // molecule registration is not configured
+	case len(rec.Geometry) == 0:
+		return "no geometry: not linked to a molecule"
+	case rec.Charge != nil && *rec.Charge != 0, rec.Multiplicity != nil && *rec.Multiplicity != 1:
+		return "charged or open-shell calculation: not linked to a molecule (bond orders cannot be perceived reliably)"
+	}
+	smiles, err := perceiveSMILES(ctx, rec.Geometry)
+	if err != nil {
+		return "not linked to a molecule: " + err.Error()
+	}
+	mol, _, err := reg.Register(ctx, batch.Input{Format: chem.FormatSMILES, Content: smiles})
+	if err != nil {
+		return "not linked to a molecule: " + err.Error()
+	}
+	rec.MoleculeID = mol.ID
+	return ""
+}
+
+// perceiveSMILES runs `obabel -ixyz -osmi` on the geometry (an argument
+// list, no shell; 30 s at most).
+func perceiveSMILES(ctx context.Context, atoms []ontology.CalculationAtom) (string, error) {
+	var xyz bytes.Buffer
+	fmt.Fprintf(&xyz, "%d\nmolgraph\n", len(atoms))
+	for _, a := range atoms {
+		fmt.Fprintf(&xyz, "%s %s %s %s\n", a.Element,
+			strconv.FormatFloat(a.X, 'f', 6, 64), strconv.FormatFloat(a.Y, 'f', 6, 64), strconv.FormatFloat(a.Z, 'f', 6, 64))
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "obabel", "-ixyz", "-osmi")
+	cmd.Stdin = &xyz
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("open babel: %v: %s", err, strings.TrimSpace(errOut.String()))
+	}
+	fields := strings.Fields(out.String())
+	if len(fields) == 0 {
+		return "", fmt.Errorf("open babel perceived no structure")
+	}
+	smiles := fields[0]
+	if strings.Contains(smiles, ".") {
+		return "", fmt.Errorf("the final geometry has several fragments (%s)", smiles)
+	}
+	return smiles, nil
+}
