@@ -7,12 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
-	"path"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cayleygraph/quad"
@@ -161,87 +156,17 @@ type logUpload struct {
 }
 
 // readLogUpload reads the multipart form: the file part (required) and
-// the validate_ontology and program values. Unknown parts are ignored, as
-// HTML forms add their own.
+// the validate_ontology and program values.
 func readLogUpload(r *http.Request) (*logUpload, error) {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "multipart/form-data" {
-		return nil, fmt.Errorf("%w: %q, expected multipart/form-data with a file part", ErrUnsupportedMediaType, r.Header.Get("Content-Type"))
-	}
-	mr, err := r.MultipartReader()
+	form, err := readFileForm(r, "the log", "validate_ontology", "program")
 	if err != nil {
-		return nil, badRequest("", "malformed multipart body: %v", err)
+		return nil, err
 	}
-	up := &logUpload{}
-	haveFile := false
-	for {
-		p, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, multipartError(err)
-		}
-		switch p.FormName() {
-		case "file":
-			if haveFile {
-				return nil, badRequest("file", "more than one file part; send one log per request")
-			}
-			haveFile = true
-			up.filename = path.Base(strings.ReplaceAll(p.FileName(), "\\", "/"))
-			if up.filename == "." || up.filename == "/" {
-				up.filename = ""
-			}
-			if up.data, err = io.ReadAll(p); err != nil {
-				return nil, multipartError(err)
-			}
-		case "validate_ontology":
-			v, err := formValue(p)
-			if err != nil {
-				return nil, err
-			}
-			b, err := strconv.ParseBool(strings.TrimSpace(v))
-			if err != nil {
-				return nil, badRequest("validate_ontology", "%q is not true or false", v)
-			}
-			up.validate = b
-		case "program":
-			v, err := formValue(p)
-			if err != nil {
-				return nil, err
-			}
-			up.program = strings.TrimSpace(v)
-		}
-		p.Close()
-	}
-	if !haveFile {
-		return nil, badRequest("file", "required: the log as a multipart file part named \"file\"")
-	}
-	if len(up.data) == 0 {
-		return nil, badRequest("file", "the uploaded file is empty")
+	up := &logUpload{data: form.data, filename: form.filename, program: form.values["program"]}
+	if up.validate, err = form.bool("validate_ontology"); err != nil {
+		return nil, err
 	}
 	return up, nil
-}
-
-// formValue reads a small form value.
-func formValue(p io.Reader) (string, error) {
-	b, err := io.ReadAll(io.LimitReader(p, 1025))
-	if err != nil {
-		return "", multipartError(err)
-	}
-	if len(b) > 1024 {
-		return "", badRequest("", "form value too long")
-	}
-	return string(b), nil
-}
-
-// multipartError keeps a body-size error a 413 and makes others a 400.
-func multipartError(err error) error {
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return fmt.Errorf("%w: at most %d bytes", ErrBodyTooLarge, mbe.Limit)
-	}
-	return badRequest("", "malformed multipart body: %v", err)
 }
 
 func (s *Server) parseLog(w http.ResponseWriter, r *http.Request) error {
@@ -356,18 +281,7 @@ func (s *Server) calculationView(quads []quad.Quad) (*calculationView, error) {
 
 // calculationGraph reads the graph of the calculation named in the path.
 func (s *Server) calculationGraph(r *http.Request) ([]quad.Quad, error) {
-	st, err := s.graphStore()
-	if err != nil {
-		return nil, err
-	}
-	id := chi.URLParam(r, "id")
-	if !strings.HasPrefix(id, "calc-") {
-		return nil, fmt.Errorf("%w: no calculation %q", ErrNotFound, id)
-	}
-	quads, err := st.Graph(r.Context(), s.calculationIRI(id))
-	if errors.Is(err, graph.ErrNotFound) {
-		return nil, fmt.Errorf("%w: no calculation %q", ErrNotFound, id)
-	}
+	quads, _, err := s.resourceGraph(r, ontology.KindCalculation, "calc-", chi.URLParam(r, "id"))
 	return quads, err
 }
 

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"os/exec"
 	"path"
@@ -121,72 +120,18 @@ type receptorUpload struct {
 }
 
 // readReceptorUpload reads the file part (required) and the name,
-// keep_hetero and keep_metals values; other parts are ignored.
+// keep_hetero and keep_metals values.
 func readReceptorUpload(r *http.Request) (*receptorUpload, error) {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "multipart/form-data" {
-		return nil, fmt.Errorf("%w: %q, expected multipart/form-data with a file part", ErrUnsupportedMediaType, r.Header.Get("Content-Type"))
-	}
-	mr, err := r.MultipartReader()
+	form, err := readFileForm(r, "the receptor (.pdb or .pdbqt)", "name", "keep_hetero", "keep_metals")
 	if err != nil {
-		return nil, badRequest("", "malformed multipart body: %v", err)
+		return nil, err
 	}
-	up := &receptorUpload{}
-	haveFile := false
-	boolValue := func(field string, p io.Reader) (bool, error) {
-		v, err := formValue(p)
-		if err != nil {
-			return false, err
-		}
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
-			return false, badRequest(field, "%q is not true or false", v)
-		}
-		return b, nil
+	up := &receptorUpload{data: form.data, filename: form.filename, name: form.values["name"]}
+	if up.keepHetero, err = form.bool("keep_hetero"); err != nil {
+		return nil, err
 	}
-	for {
-		p, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, multipartError(err)
-		}
-		switch p.FormName() {
-		case "file":
-			if haveFile {
-				return nil, badRequest("file", "more than one file part; send one receptor per request")
-			}
-			haveFile = true
-			up.filename = path.Base(strings.ReplaceAll(p.FileName(), "\\", "/"))
-			if up.filename == "." || up.filename == "/" {
-				up.filename = ""
-			}
-			if up.data, err = io.ReadAll(p); err != nil {
-				return nil, multipartError(err)
-			}
-		case "name":
-			v, err := formValue(p)
-			if err != nil {
-				return nil, err
-			}
-			up.name = strings.TrimSpace(v)
-		case "keep_hetero":
-			if up.keepHetero, err = boolValue("keep_hetero", p); err != nil {
-				return nil, err
-			}
-		case "keep_metals":
-			if up.keepMetals, err = boolValue("keep_metals", p); err != nil {
-				return nil, err
-			}
-		}
-		p.Close()
-	}
-	if !haveFile {
-		return nil, badRequest("file", "required: the receptor as a multipart file part named \"file\" (.pdb or .pdbqt)")
-	}
-	if len(up.data) == 0 {
-		return nil, badRequest("file", "the uploaded file is empty")
+	if up.keepMetals, err = form.bool("keep_metals"); err != nil {
+		return nil, err
 	}
 	return up, nil
 }
@@ -340,18 +285,7 @@ func receptorViewOf(quads []quad.Quad) (*receptorView, error) {
 
 // receptorGraph reads the graph of the receptor named in the path.
 func (s *Server) receptorGraph(r *http.Request) ([]quad.Quad, error) {
-	st, err := s.graphStore()
-	if err != nil {
-		return nil, err
-	}
-	id := chi.URLParam(r, "id")
-	if !strings.HasPrefix(id, "rec-") {
-		return nil, fmt.Errorf("%w: no receptor %q", ErrNotFound, id)
-	}
-	quads, err := st.Graph(r.Context(), s.receptorIRI(id))
-	if errors.Is(err, graph.ErrNotFound) {
-		return nil, fmt.Errorf("%w: no receptor %q", ErrNotFound, id)
-	}
+	quads, _, err := s.resourceGraph(r, ontology.KindReceptor, "rec-", chi.URLParam(r, "id"))
 	return quads, err
 }
 
