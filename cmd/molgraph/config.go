@@ -33,7 +33,7 @@ func serveOptions() []option {
 		{"addr", "MOLGRAPH_ADDR", ":8080", "listen address (host:port)"},
 		dataDirOption(),
 		{"base-iri", "MOLGRAPH_BASE_IRI", "http://localhost:8080/", "base of resource IRIs (<base>id/<kind>/<id>) and problem types"},
-		{"store", "MOLGRAPH_STORE", "badger", "graph backend: badger (persistent, <data-dir>/graph) or memory"},
+		{"store", "MOLGRAPH_STORE", "badger", "graph backend: badger (native quad store, <data-dir>/quads), kv (Cayley's kv layer on Badger, <data-dir>/graph) or memory"},
 		{"sync-writes", "MOLGRAPH_SYNC_WRITES", "false", "fsync every graph commit (badger)"},
 		{"max-body", "MOLGRAPH_MAX_BODY", "64MiB", "largest request body (bytes; KiB/MiB/GiB or kB/MB/GB suffixes)"},
 		{"max-json-body", "MOLGRAPH_MAX_JSON_BODY", "1MiB", "largest JSON request body"},
@@ -191,7 +191,7 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	var errs []error
 	collect := func(err error) { errs = append(errs, err) }
 	var e error
-	c.store, e = s.oneOf("store", "badger", "memory")
+	c.store, e = s.oneOf("store", "badger", "kv", "memory")
 	collect(e)
 	c.syncWrites, e = s.boolean("sync-writes")
 	collect(e)

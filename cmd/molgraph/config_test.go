@@ -21,6 +21,7 @@ func TestServeConfigDefaults(t *testing.T) {
 		maxBody: 64 << 20, maxJSONBody: 1 << 20, readHeaderTimeout: 10 * time.Second, readTimeout: 5 * time.Minute,
 		writeTimeout: 10 * time.Minute, idleTimeout: 2 * time.Minute, shutdownTimeout: 30 * time.Second,
 		sparqlTimeout: 30 * time.Second, sparqlMaxRows: 100_000, graphqlMaxDepth: 10, graphqlMaxCost: 10_000,
+		jobWorkers: 1, batchMaxRecords: 100_000,
 		logLevel: slog.LevelInfo, logFormat: "json"}
 	if c != want {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)

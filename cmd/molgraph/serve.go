@@ -120,8 +120,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 // openStore opens the configured graph backend.
 func openStore(cfg serveConfig) (*graph.Store, error) {
 	opt := graph.Options{SyncWrites: cfg.syncWrites}
-	if cfg.store == "memory" {
+	switch cfg.store {
+	case "memory":
 		return graph.OpenMemory(opt)
+	case "kv":
+		return graph.OpenKV(cfg.dataDir, opt)
 	}
 	return graph.Open(cfg.dataDir, opt)
 }
