@@ -206,3 +206,25 @@ func TestDockingJob1iep(t *testing.T) {
 	// A finished job cannot be cancelled.
 	problemOf(t, f.do(t, http.MethodDelete, "/v1/docking/jobs/"+id, "write", nil), http.StatusConflict, "conflict")
 }
+
+// TestMoleculePDBQT: the docking-ready ligand of imatinib, registered from
+// the Vina example's crystal SDF, carries Meeko's remarks and torsion tree
+// with TORSDOF 7, as Meeko's file for 1iep in the docking corpus (the
+// atom-by-atom comparison with that file is docking's TestPrepareLigandMeeko),
+// and only atom types Vina accepts.
+func TestMoleculePDBQT(t *testing.T) {
+	f, _, imatinib := newDockingFixture(t)
+	rec := f.do(t, http.MethodGet, "/v1/molecules/"+imatinib+"/structure?format=pdbqt", "read", nil)
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "chemical/x-pdbqt" {
+		t.Fatalf("%d %s: %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body)
+	}
+	body := rec.Body.String()
+	for _, want := range []string{"REMARK SMILES ", "REMARK SMILES IDX", "ROOT", "ENDROOT", "BRANCH", "TORSDOF 7"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("PDBQT lacks %q", want)
+		}
+	}
+	if err := docking.CheckLigand([]byte(body)); err != nil {
+		t.Errorf("vina's atom types: %v", err)
+	}
+}

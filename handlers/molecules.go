@@ -17,6 +17,7 @@ import (
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
+	jobsdocking "github.com/molgraph/molgraph/jobs/docking"
 	"github.com/molgraph/molgraph/ontology"
 	"github.com/molgraph/molgraph/parsers/sdf"
 )
@@ -156,11 +157,12 @@ func (s *Server) moleculeRoutes() []Route {
 		{
 			Method: http.MethodGet, Pattern: "/v1/molecules/{id}/structure", Scope: auth.ScopeRead, Handle: s.moleculeStructure,
 			Doc: Doc{Tag: "molecules", Summary: "The structure file: the 3D conformer if there is one, else 2D coordinates", PathParams: idParam,
-				Params: []Param{{Name: "format", In: "query", Description: "sdf (default), mol, smiles or xyz; without it, Accept chooses.",
-					Schema: Schema{"type": "string", "enum": []string{"sdf", "mol", "smiles", "xyz"}}}},
+				Params: []Param{{Name: "format", In: "query", Description: "sdf (default), mol, smiles, xyz or pdbqt (the docking-ready ligand); without it, Accept chooses.",
+					Schema: Schema{"type": "string", "enum": []string{"sdf", "mol", "smiles", "xyz", "pdbqt"}}}},
 				Responses: []Response{{Status: 200, Description: "The structure.", Content: map[string]Schema{
 					"chemical/x-mdl-sdfile": {"type": "string"}, "chemical/x-mdl-molfile": {"type": "string"},
-					"chemical/x-daylight-smiles": {"type": "string"}, "chemical/x-xyz": {"type": "string"}}}}},
+					"chemical/x-daylight-smiles": {"type": "string"}, "chemical/x-xyz": {"type": "string"},
+					"chemical/x-pdbqt": {"type": "string"}}}}},
 		},
 		{
 			Method: http.MethodGet, Pattern: "/v1/molecules/{id}/triples", Scope: auth.ScopeRead, Handle: s.moleculeTriples,
@@ -265,6 +267,7 @@ func structureFormats() []format {
 		{name: "mol", aliases: []string{"molfile"}, mediaType: "chemical/x-mdl-molfile"},
 		{name: "smiles", aliases: []string{"smi"}, mediaType: "chemical/x-daylight-smiles"},
 		{name: "xyz", mediaType: "chemical/x-xyz"},
+		{name: "pdbqt", mediaType: "chemical/x-pdbqt"},
 	}
 }
 
@@ -282,9 +285,18 @@ func (s *Server) moleculeStructure(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	var out string
-	if f.name == "smiles" {
+	switch f.name {
+	case "smiles":
 		out = rec.SMILES + "\t" + rec.ID + "\n"
-	} else {
+	case "pdbqt":
+		// The docking-ready ligand: AutoDock types, Gasteiger charges,
+		// merged non-polar H, torsion tree and Meeko's REMARK lines.
+		_, data, err := jobsdocking.LigandPDBQT(r.Context(), reg, rec.ID)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrUnprocessable, err)
+		}
+		out = string(data)
+	default:
 		var molfile string
 		if rec.Structure != nil {
 			data, err := reg.Store().Blobs().Get(rec.Structure.SHA256)

@@ -327,7 +327,7 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 		var ready []prepared
 		var ligs []dk.Ligand
 		for _, id := range ids {
-			s, pdbqtData, err := t.prepare(wctx, id)
+			s, pdbqtData, err := LigandPDBQT(wctx, t.reg, id)
 			if wctx.Err() != nil {
 				break
 			}
@@ -376,22 +376,24 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 	return nil
 }
 
-// prepare builds the ligand's 3D structure (its stored conformer when it
-// has one) and its PDBQT.
-func (t *Task) prepare(ctx context.Context, id string) (*chem.Structure, []byte, error) {
-	m, err := t.reg.Get(ctx, id)
+// LigandPDBQT builds a registered molecule's 3D structure (its stored
+// conformer when it has one, else an ETKDG+MMFF embedding) and its
+// docking-ready PDBQT (Meeko's rules; see docking.PrepareLigand). It serves
+// GET /v1/molecules/{id}/structure?format=pdbqt as well as the docking task.
+func LigandPDBQT(ctx context.Context, reg *batch.Registry, id string) (*chem.Structure, []byte, error) {
+	m, err := reg.Get(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}
 	in := chem.Input{Format: chem.FormatSMILES, Content: m.SMILES}
 	if m.Structure != nil {
-		sdf, err := t.store.Blobs().Get(m.Structure.SHA256)
+		sdf, err := reg.Store().Blobs().Get(m.Structure.SHA256)
 		if err != nil {
 			return nil, nil, err
 		}
 		in = chem.Input{Format: chem.FormatMolfile, Content: string(sdf)}
 	}
-	s, err := t.reg.Pool().Structure(ctx, in)
+	s, err := reg.Pool().Structure(ctx, in)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ligand %s: %w", id, err)
 	}
