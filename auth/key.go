@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -98,11 +97,6 @@ func newID() (string, error) {
 
 // hashToken returns the SHA-256 of a token.
 func hashToken(token string) [sha256.Size]byte { return sha256.Sum256([]byte(token)) }
-
-func hexHash(token string) string {
-	h := hashToken(token)
-	return hex.EncodeToString(h[:])
-}
 
 // CheckToken reports whether token is acceptable as an operator-supplied
 // key: at least MinTokenLen characters of the token68 alphabet

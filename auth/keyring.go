@@ -303,8 +303,8 @@ func (k *Keyring) newRecord(nk NewKey) (record, string, error) {
 	if err != nil {
 		return record{}, "", err
 	}
-	rec := record{ID: id, Name: nk.Name, Scopes: scopes, SHA256: hexHash(token), CreatedAt: now, ExpiresAt: expires}
-	rec.hash = hashToken(token)
+	h := hashToken(token)
+	rec := record{ID: id, Name: nk.Name, Scopes: scopes, SHA256: hex.EncodeToString(h[:]), CreatedAt: now, ExpiresAt: expires, hash: h}
 	return rec, token, nil
 }
 

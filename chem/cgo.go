@@ -14,7 +14,6 @@ import "C"
 
 import (
 	"errors"
-	"strings"
 	"time"
 	"unsafe"
 )
@@ -80,11 +79,8 @@ func (w *worker) process(format int, text string, lig *pdbqtLigand, flags int) r
 		atoms = lig.toC()
 		defer freeAtoms(atoms)
 	}
-	var ptr *C.char
-	if len(text) > 0 {
-		ptr = (*C.char)(unsafe.Pointer(unsafe.StringData(text)))
-	}
-	C.mg_process(w.w, C.int(format), ptr, C.size_t(len(text)), atoms, C.int(flags), &res)
+	ptr, n := borrow(text)
+	C.mg_process(w.w, C.int(format), ptr, n, atoms, C.int(flags), &res)
 	defer C.mg_result_free(&res)
 	us := func(v C.double) time.Duration { return time.Duration(float64(v) * 1e3) }
 	return raw{
@@ -122,11 +118,18 @@ func (w *worker) process(format int, text string, lig *pdbqtLigand, flags int) r
 	}
 }
 
-func gostr(p *C.char) string {
-	if p == nil {
-		return ""
+// gostr copies a C string into Go memory ("" for NULL). C.GoString already
+// copies, so the result does not alias the C buffer freed afterwards.
+func gostr(p *C.char) string { return C.GoString(p) }
+
+// borrow passes the bytes of s to C without copying, as a pointer and a
+// length (nil for ""): the C side only reads them during the call and
+// copies them into a std::string, so no NUL terminator is needed.
+func borrow(s string) (*C.char, C.size_t) {
+	if len(s) == 0 {
+		return nil, 0
 	}
-	return strings.Clone(C.GoString(p))
+	return (*C.char)(unsafe.Pointer(unsafe.StringData(s))), C.size_t(len(s))
 }
 
 // toC copies the ligand into C memory (the struct holds pointers, so it

@@ -123,12 +123,10 @@ func (p *Pool) Structure(ctx context.Context, in Input) (*Structure, error) {
 // analyse runs mg_structure. mismatch is true when the molfile is not 3D or
 // is not the expected molecule.
 func analyse(block, expect string) (s *Structure, mismatch bool, err error) {
-	cb := C.CString(block)
-	defer C.free(unsafe.Pointer(cb))
-	ce := C.CString(expect)
-	defer C.free(unsafe.Pointer(ce))
+	cb, nb := borrow(block)
+	ce, ne := borrow(expect)
 	var out, cerr *C.char
-	rc := C.mg_structure(cb, C.size_t(len(block)), ce, C.size_t(len(expect)), &out, &cerr)
+	rc := C.mg_structure(cb, nb, ce, ne, &out, &cerr)
 	text, msg := gostr(out), gostr(cerr)
 	C.mg_free(unsafe.Pointer(out))
 	C.mg_free(unsafe.Pointer(cerr))

@@ -33,29 +33,6 @@ func chemPool(t testing.TB) *chem.Pool {
 	return ligPool
 }
 
-// corpusDir is ../shared/docking-corpus seen from the module root.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = filepath.Dir(dir)
-	}
-	c := filepath.Join(filepath.Dir(dir), "shared", "docking-corpus")
-	if _, err := os.Stat(c); err != nil {
-		t.Skipf("docking corpus not available: %v", err)
-	}
-	return c
-}
-
 func structureOf(t testing.TB, in chem.Input) *chem.Structure {
 	t.Helper()
 	s, err := chemPool(t).Structure(context.Background(), in)
@@ -128,7 +105,7 @@ func keyLigand(t *testing.T, m *pdbqt.Molecule) keyed {
 // decimals), same TORSDOF and the same rotatable bonds (BRANCH pairs in
 // SMILES indexes). The root body may differ (README section 3.6).
 func TestPrepareLigandMeeko(t *testing.T) {
-	c := filepath.Join(corpusDir(t), "vina-examples")
+	c := filepath.Join(corpus(t), "vina-examples")
 	tests := []struct {
 		sdf, meeko string
 		// hydratedBranches: Meeko's hydrated-docking file hangs W
@@ -214,7 +191,7 @@ func TestPrepareLigandVinaScore(t *testing.T) {
 	if err != nil {
 		t.Skip("vina not installed (Debian autodock-vina)")
 	}
-	c := filepath.Join(corpusDir(t), "vina-examples", "1iep")
+	c := filepath.Join(corpus(t), "vina-examples", "1iep")
 	s := sdfStructure(t, filepath.Join(c, "1iep_ligand.sdf"))
 	out, err := PrepareLigand(s, LigandOptions{})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -450,4 +451,33 @@ func obabelReceptor(ctx context.Context, pdb []byte, opt ReceptorOptions) ([]byt
 		return nil, fmt.Errorf("docking: obabel: %w: no output (%s)", ErrInvalidReceptor, strings.TrimSpace(stderr.String()))
 	}
 	return b, nil
+}
+
+// obabelVersions caches ObabelVersion's answers by binary.
+var obabelVersions sync.Map // string -> string
+
+// ObabelVersion returns the version `bin -V` reports ("Open Babel 3.1.1 --
+// Jan 4 2023 -- ..." gives "3.1.1"; bin "" means "obabel" from PATH), or ""
+// when it cannot tell. A version once read is cached for the process, so
+// that callers recording provenance per receptor do not start obabel each
+// time; failures are not cached and are retried on the next call.
+func ObabelVersion(ctx context.Context, bin string) string {
+	if bin == "" {
+		bin = "obabel"
+	}
+	if v, ok := obabelVersions.Load(bin); ok {
+		return v.(string)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "-V").Output()
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(out))
+	if len(f) < 3 || f[0] != "Open" || f[1] != "Babel" {
+		return ""
+	}
+	obabelVersions.Store(bin, f[2])
+	return f[2]
 }

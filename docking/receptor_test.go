@@ -273,3 +273,18 @@ func TestReceptorPDBQTInput(t *testing.T) {
 		t.Errorf("missing obabel: %v", err)
 	}
 }
+
+func TestObabelVersion(t *testing.T) {
+	needObabel(t)
+	ctx := context.Background()
+	v := ObabelVersion(ctx, "")
+	if v == "" || !strings.Contains(v, ".") {
+		t.Fatalf("ObabelVersion = %q, want a dotted version", v)
+	}
+	if again := ObabelVersion(ctx, "obabel"); again != v {
+		t.Errorf("second call = %q, want cached %q", again, v)
+	}
+	if got := ObabelVersion(ctx, filepath.Join(t.TempDir(), "no-obabel")); got != "" {
+		t.Errorf("missing binary: got %q, want \"\"", got)
+	}
+}

@@ -25,7 +25,7 @@ func dist3(a, b [3]float64) float64 { return math.Sqrt(dot3(sub3(a, b), sub3(a, 
 // rotations differ), X-H bond lengths 0.95-1.15 A. RDKit reads each record back to the registered SMILES and
 // InChIKey.
 func TestPoseSDF1iep(t *testing.T) {
-	c := corpusDir(t)
+	c := corpus(t)
 	sdfIn, err := os.ReadFile(filepath.Join(c, "vina-examples", "1iep", "1iep_ligand.sdf"))
 	if err != nil {
 		t.Fatal(err)

@@ -470,12 +470,10 @@ func (it *badgerIter) Next(ctx context.Context) bool {
 	}
 }
 
-func (it *badgerIter) Err() error                       { return it.err }
-func (it *badgerIter) Close() error                     { it.it.Close(); return nil }
-func (it *badgerIter) Key() flat.Key                    { return it.it.Item().Key() }
-func (it *badgerIter) Val() flat.Value                  { return it.val }
-func (it *badgerIter) peekKey() []byte                  { return it.it.Item().Key() }
-func (it *badgerIter) advance(ctx context.Context) bool { return it.Next(ctx) }
+func (it *badgerIter) Err() error      { return it.err }
+func (it *badgerIter) Close() error    { it.it.Close(); return nil }
+func (it *badgerIter) Key() flat.Key   { return it.it.Item().Key() }
+func (it *badgerIter) Val() flat.Value { return it.val }
 
 // mergeIter merges sorted buffered writes over a snapshot iterator.
 type mergeIter struct {
@@ -491,7 +489,7 @@ type mergeIter struct {
 func (m *mergeIter) Next(ctx context.Context) bool {
 	if !m.started {
 		m.started = true
-		m.baseOK = m.base.advance(ctx)
+		m.baseOK = m.base.Next(ctx)
 	}
 	for {
 		var bufKey []byte
@@ -501,14 +499,14 @@ func (m *mergeIter) Next(ctx context.Context) bool {
 		switch {
 		case bufKey == nil && !m.baseOK:
 			return false
-		case bufKey == nil || (m.baseOK && bytes.Compare(m.base.peekKey(), bufKey) < 0):
-			m.key = append(m.key[:0], m.base.peekKey()...)
+		case bufKey == nil || (m.baseOK && bytes.Compare(m.base.Key(), bufKey) < 0):
+			m.key = append(m.key[:0], m.base.Key()...)
 			m.val = append(m.val[:0], m.base.Val()...)
-			m.baseOK = m.base.advance(ctx)
+			m.baseOK = m.base.Next(ctx)
 			return true
 		default:
-			if m.baseOK && bytes.Equal(m.base.peekKey(), bufKey) {
-				m.baseOK = m.base.advance(ctx) // the buffer shadows the snapshot
+			if m.baseOK && bytes.Equal(m.base.Key(), bufKey) {
+				m.baseOK = m.base.Next(ctx) // the buffer shadows the snapshot
 			}
 			m.i++
 			e := m.buf[string(bufKey)]

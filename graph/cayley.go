@@ -327,18 +327,48 @@ func (b *cayleyBackend) count(ctx context.Context, p Pattern) (int64, error) {
 	return best, nil
 }
 
+// graphs reads only the label of every quad and keeps the distinct names
+// (not the quads, as match would) under the read lock; fn is called after
+// it is released, as in match.
 func (b *cayleyBackend) graphs(ctx context.Context, fn func(quad.IRI) error) error {
-	seen := make(map[quad.Value]struct{})
-	return b.match(ctx, Pattern{}, func(q quad.Quad) error {
-		if _, ok := seen[q.Label]; ok {
-			return nil
+	b.mmu.RLock()
+	names, err := b.labels(ctx)
+	b.mmu.RUnlock()
+	if err != nil {
+		return err
+	}
+	for _, iri := range names {
+		if err := fn(iri); err != nil {
+			return err
 		}
-		seen[q.Label] = struct{}{}
-		if iri, ok := q.Label.(quad.IRI); ok {
-			return fn(iri)
+	}
+	return ctx.Err()
+}
+
+// labels returns the distinct IRI labels of the stored quads in scan order.
+// The caller holds the read lock.
+func (b *cayleyBackend) labels(ctx context.Context) ([]quad.IRI, error) {
+	var names []quad.IRI
+	seen := make(map[interface{}]struct{})
+	it := b.qs.QuadsAllIterator()
+	defer it.Close()
+	for it.Next(ctx) {
+		ref := b.qs.QuadDirection(it.Result(), quad.Label)
+		if ref == nil {
+			continue // molgraph never writes to the default graph
 		}
-		return nil
-	})
+		if _, ok := seen[ref.Key()]; ok {
+			continue
+		}
+		seen[ref.Key()] = struct{}{}
+		if iri, ok := b.qs.NameOf(ref).(quad.IRI); ok {
+			names = append(names, iri)
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	return names, ctx.Err()
 }
 
 func (b *cayleyBackend) stats(ctx context.Context) (quads, nodes int64, err error) {

@@ -118,8 +118,9 @@ func TestCrashChild(t *testing.T) {
 	}
 	ctx := context.Background()
 	for v := start; ; v++ {
-		fmt.Printf("BEGIN %d %d\n", v, len(crashVersion(v)))
-		if err := s.PutGraph(ctx, crashGraph(v%crashGraphs), crashVersion(v)); err != nil {
+		quads := crashVersion(v)
+		fmt.Printf("BEGIN %d %d\n", v, len(quads))
+		if err := s.PutGraph(ctx, crashGraph(v%crashGraphs), quads); err != nil {
 			fmt.Printf("ERROR %v\n", err)
 			os.Exit(2)
 		}

@@ -319,10 +319,7 @@ func readBatchMultipart(r *http.Request) (batch.RecordSource, string, func(), er
 			if tmp != nil {
 				return nil, "", cleanup, badRequest("file", "more than one file part; send one file per job")
 			}
-			filename = path.Base(strings.ReplaceAll(p.FileName(), "\\", "/"))
-			if filename == "." || filename == "/" {
-				filename = ""
-			}
+			filename = uploadFilename(p)
 			if tmp, err = os.CreateTemp("", "molgraph-upload-*"); err != nil {
 				return nil, "", cleanup, err
 			}
@@ -469,13 +466,9 @@ func (s *Server) batchItems(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	from := 0
-	if c, err := decodeCursor(r, "i:"); err != nil {
+	from, err := decodeOffsetCursor(r, "i:")
+	if err != nil {
 		return err
-	} else if c != "" {
-		if from, err = strconv.Atoi(c); err != nil || from < 0 {
-			return badRequest("cursor", "not a cursor of this listing; use next_cursor of the previous page")
-		}
 	}
 	items, more, err := batch.Items(r.Context(), reg.Store(), j.IRI, batch.CountsOf(&j).Processed, from, limit)
 	if err != nil {

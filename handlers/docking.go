@@ -290,15 +290,9 @@ func (s *Server) dockingResults(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pos, err := decodeCursor(r, "dock:")
+	offset, err := decodeOffsetCursor(r, "dock:")
 	if err != nil {
 		return err
-	}
-	offset := 0
-	if pos != "" {
-		if offset, err = strconv.Atoi(pos); err != nil || offset < 0 {
-			return badRequest("cursor", "not a cursor of this listing; use next_cursor of the previous page")
-		}
 	}
 	rec, err := d.Task.Record(r.Context(), id)
 	if err != nil {

@@ -357,9 +357,26 @@ func decodeCursor(r *http.Request, prefix string) (string, error) {
 	}
 	b, err := base64.RawURLEncoding.DecodeString(v)
 	if err != nil || !strings.HasPrefix(string(b), prefix) {
-		return "", badRequest("cursor", "not a cursor of this listing; use next_cursor of the previous page")
+		return "", errNotCursor()
 	}
 	return strings.TrimPrefix(string(b), prefix), nil
+}
+
+// decodeOffsetCursor decodes a cursor holding an offset (0 without one).
+func decodeOffsetCursor(r *http.Request, prefix string) (int, error) {
+	pos, err := decodeCursor(r, prefix)
+	if err != nil || pos == "" {
+		return 0, err
+	}
+	n, err := strconv.Atoi(pos)
+	if err != nil || n < 0 {
+		return 0, errNotCursor()
+	}
+	return n, nil
+}
+
+func errNotCursor() error {
+	return badRequest("cursor", "not a cursor of this listing; use next_cursor of the previous page")
 }
 
 func (s *Server) listMolecules(w http.ResponseWriter, r *http.Request) error {

@@ -131,10 +131,9 @@ func (s *Server) qmRoutes() []Route {
 	}
 }
 
-// calculationID is the content address of a log: the same bytes always
+// calculationID is the content address of a log (from its SHA-256): the same bytes always
 // give the same id.
-func calculationID(data []byte) string {
-	sum := sha256.Sum256(data)
+func calculationID(sum [sha256.Size]byte) string {
 	return "calc-" + hex.EncodeToString(sum[:16])
 }
 
@@ -186,7 +185,8 @@ func (s *Server) parseLog(w http.ResponseWriter, r *http.Request) error {
 			return badRequest("program", "unknown program %q; allowed: gaussian, orca, psi4", up.program)
 		}
 	}
-	id := calculationID(up.data)
+	sum := sha256.Sum256(up.data)
+	id := calculationID(sum)
 	iri := s.calculationIRI(id)
 	ctx := r.Context()
 
@@ -212,7 +212,6 @@ func (s *Server) parseLog(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rec := features.Record(calc)
-	sum := sha256.Sum256(up.data)
 	rec.Source = &ontology.CalculationSource{Filename: up.filename, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(up.data))}
 	rec.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
 	quads, err := ontology.CalculationQuads(s.cfg.BaseIRI, id, &rec)

@@ -2,14 +2,12 @@ package handlers
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"path"
 	"strconv"
 	"strings"
@@ -163,23 +161,6 @@ func receptorLinks(id string) map[string]string {
 // (recorded as provenance).
 const obabelCommand = "obabel -ipdb -xr -h -opdbqt"
 
-// obabelVersion asks `obabel -V` for its version ("Open Babel 3.1.1 -- Jan
-// 4 2023 -- ..." gives "3.1.1"); "" when it cannot tell. It runs only after a
-// successful preparation, so obabel is known to be there (about 5 ms).
-func obabelVersion(ctx context.Context) string {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "obabel", "-V").Output()
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(out))
-	if len(f) >= 3 && f[0] == "Open" && f[1] == "Babel" {
-		return f[2]
-	}
-	return ""
-}
-
 func (s *Server) postReceptor(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.graphStore()
 	if err != nil {
@@ -232,7 +213,6 @@ func (s *Server) postReceptor(w http.ResponseWriter, r *http.Request) error {
 		rec.Pockets = append(rec.Pockets, ontology.ReceptorPocket{ID: p.ID, Rank: i + 1, Center: p.Center, Size: p.Size, Score: p.Score})
 	}
 	srcSum := sha256.Sum256(up.data)
-	prepSum := sha256.Sum256(prep.PDBQT)
 	rec.Source = ontology.ReceptorFile{Filename: up.filename, SHA256: hex.EncodeToString(srcSum[:]), Bytes: int64(len(up.data)), MediaType: ontology.MediaTypePDB}
 	if format == "pdbqt" {
 		rec.Source.MediaType = ontology.MediaTypePDBQT
@@ -242,9 +222,10 @@ func (s *Server) postReceptor(w http.ResponseWriter, r *http.Request) error {
 		if stem == "" {
 			stem = id
 		}
+		prepSum := sha256.Sum256(prep.PDBQT)
 		rec.Prepared = ontology.ReceptorFile{Filename: stem + ".pdbqt", SHA256: hex.EncodeToString(prepSum[:]),
 			Bytes: int64(len(prep.PDBQT)), MediaType: ontology.MediaTypePDBQT}
-		rec.Tool = &ontology.ReceptorTool{Name: "Open Babel", Version: obabelVersion(ctx), Command: obabelCommand}
+		rec.Tool = &ontology.ReceptorTool{Name: "Open Babel", Version: docking.ObabelVersion(ctx, ""), Command: obabelCommand}
 	}
 	quads, err := ontology.ReceptorQuads(s.cfg.BaseIRI, id, &rec)
 	if err != nil {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"path"
-	"strconv"
 	"strings"
 
 	"github.com/cayleygraph/quad"
@@ -55,10 +55,7 @@ func readFileForm(r *http.Request, what string, fields ...string) (*fileForm, er
 				return nil, badRequest("file", "more than one file part; send one file per request")
 			}
 			haveFile = true
-			form.filename = path.Base(strings.ReplaceAll(p.FileName(), "\\", "/"))
-			if form.filename == "." || form.filename == "/" {
-				form.filename = ""
-			}
+			form.filename = uploadFilename(p)
 			if form.data, err = io.ReadAll(p); err != nil {
 				return nil, multipartError(err)
 			}
@@ -80,6 +77,15 @@ func readFileForm(r *http.Request, what string, fields ...string) (*fileForm, er
 	return form, nil
 }
 
+// uploadFilename is the base name of the file the client sent ("" if none).
+func uploadFilename(p *multipart.Part) string {
+	name := path.Base(strings.ReplaceAll(p.FileName(), "\\", "/"))
+	if name == "." || name == "/" {
+		return ""
+	}
+	return name
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -91,15 +97,7 @@ func contains(list []string, s string) bool {
 
 // bool reads a true/false form value (false when absent).
 func (f *fileForm) bool(field string) (bool, error) {
-	v, ok := f.values[field]
-	if !ok {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, badRequest(field, "%q is not true or false", v)
-	}
-	return b, nil
+	return boolParam(field, f.values[field])
 }
 
 // formValue reads a small form value.

@@ -121,14 +121,6 @@ const (
 	mgFileName   = quad.IRI(ontology.MG + "fileName")
 )
 
-// BlobIRI is the IRI <base>blob/sha256-<hex> of a file in the blob store.
-func BlobIRI(base, sha string) quad.IRI {
-	if !strings.HasSuffix(base, "/") {
-		base += "/"
-	}
-	return quad.IRI(base + "blob/sha256-" + sha)
-}
-
 // Quads maps the job to the quads of its named graph (see the package
 // documentation); base is the service's base IRI, for the source file's IRI.
 func (j *Job) Quads(base string) []quad.Quad {
@@ -153,7 +145,7 @@ func (j *Job) Quads(base string) []quad.Quad {
 		add(j.IRI, p.Predicate, p.Object)
 	}
 	if f := j.Source; f != nil {
-		b := BlobIRI(base, f.SHA256)
+		b := ontology.BlobIRI(base, f.SHA256)
 		add(j.IRI, mgSourceFile, b)
 		add(b, ontology.RDFType, mgFile)
 		add(b, mgSHA256, ontology.String(f.SHA256))

@@ -162,7 +162,6 @@ var (
 	occHasUniqueSpecies = quad.IRI(OCC + "hasUniqueSpecies")
 	provWasDerivedFrom  = quad.IRI(PROV + "wasDerivedFrom")
 	provGeneratedAtTime = quad.IRI(PROV + "generatedAtTime")
-	mgFile              = quad.IRI(MG + "File")
 	unitHartree         = quad.IRI(UNIT + "E_h")
 	unitElectronVolt    = quad.IRI(UNIT + "EV")
 	unitAngstrom        = quad.IRI(UNIT + "ANGSTROM")
@@ -170,14 +169,6 @@ var (
 	unitReciprocalCm    = quad.IRI(UNIT + "PER-CentiM")
 	gcAtomicUnit        = quad.IRI(GC + "atomicUnit")
 )
-
-// blobIRI mints the IRI <base>blob/sha256-<hex> of a stored file.
-func blobIRI(base, sha256hex string) quad.IRI {
-	if !strings.HasSuffix(base, "/") {
-		base += "/"
-	}
-	return quad.IRI(base + "blob/sha256-" + sha256hex)
-}
 
 // CalculationClass returns the OntoCompChem / molgraph class of a
 // calculation run with program at version: occ:G03, occ:G09 or occ:G16 for
@@ -277,9 +268,6 @@ var (
 	mgMullikenCharge  = quad.IRI(MG + "mullikenCharge")
 	mgIRIntensities   = quad.IRI(MG + "irIntensities")
 	mgSCFEnergySteps  = quad.IRI(MG + "scfEnergySteps")
-	mgFileName        = quad.IRI(MG + "fileName")
-	mgByteSize        = quad.IRI(MG + "byteSize")
-	mgSHA256          = quad.IRI(MG + "sha256")
 
 	// Shortcuts on the calculation node.
 	mgProgram            = quad.IRI(MG + "program")
@@ -289,7 +277,6 @@ var (
 	mgBasisSet           = quad.IRI(MG + "basisSet")
 	mgCharge             = quad.IRI(MG + "charge")
 	mgMultiplicity       = quad.IRI(MG + "multiplicity")
-	mgFormula            = quad.IRI(MG + "formula")
 	mgAtomCount          = quad.IRI(MG + "atomCount")
 	mgSCFEnergy          = quad.IRI(MG + "scfEnergy")
 	mgZeroPointEnergy    = quad.IRI(MG + "zeroPointEnergy")
@@ -443,7 +430,7 @@ func CalculationQuads(base, id string, rec *CalculationRecord) ([]quad.Quad, err
 		m.add(c, mgProgramVersion, String(rec.ProgramVersion))
 	}
 	if s := rec.Source; s != nil {
-		b := blobIRI(base, s.SHA256)
+		b := BlobIRI(base, s.SHA256)
 		m.add(env, occHasOutputFile, b)
 		m.add(c, provWasDerivedFrom, b)
 		m.add(b, RDFType, mgFile)

@@ -38,11 +38,10 @@ const (
 	MGRMSDUpperBound   = quad.IRI(MG + "rmsdUpperBound")
 	MGPoseFile         = quad.IRI(MG + "poseFile")
 	MGErrorMessage     = quad.IRI(MG + "errorMessage")
-	ProvUsed           = quad.IRI(PROV + "used")
-	ProvWasGeneratedBy = quad.IRI(PROV + "wasGeneratedBy")
-	ProvAssociatedWith = quad.IRI(PROV + "wasAssociatedWith")
-	ProvSoftwareAgent  = quad.IRI(PROV + "SoftwareAgent")
-	mgFileClass        = quad.IRI(MG + "File")
+	ProvUsed           = provUsed
+	ProvWasGeneratedBy = provWasGeneratedBy
+	ProvAssociatedWith = provWasAssociatedWith
+	ProvSoftwareAgent  = provSoftwareAgent
 	mgStatusTerm       = quad.IRI(MG + "status")
 	mgCreatedAtTerm    = quad.IRI(MG + "createdAt")
 	provStartedTerm    = quad.IRI(PROV + "startedAtTime")
@@ -315,7 +314,7 @@ func DockingResultQuads(r, job quad.IRI, poses []DockingPoseRecord, failure *Doc
 		add(n, MGRMSDUpperBound, Double(p.RMSDUB))
 		add(n, MGPoseFile, p.FileIRI)
 		add(n, ProvWasGeneratedBy, job)
-		add(p.FileIRI, RDFType, mgFileClass)
+		add(p.FileIRI, RDFType, mgFile)
 		add(p.FileIRI, mgSHA256, String(p.File.SHA256))
 		add(p.FileIRI, mgByteSize, Integer(p.File.Bytes))
 		add(p.FileIRI, mgMediaType, String(p.File.MediaType))

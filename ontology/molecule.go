@@ -100,12 +100,8 @@ func MoleculeID(smiles string) string {
 
 // Terms of the molecule mapping.
 const (
-	mgMolecule          = quad.IRI(MG + "Molecule")
 	osSpecies           = quad.IRI(OS + "Species")
-	mgCanonicalSmiles   = quad.IRI(MG + "canonicalSmiles")
 	mgInchi             = quad.IRI(MG + "inchi")
-	mgInchiKey          = quad.IRI(MG + "inchiKey")
-	molFormula          = quad.IRI(MG + "formula")
 	mgMolecularWeight   = quad.IRI(MG + "molecularWeight")
 	mgExactMass         = quad.IRI(MG + "exactMass")
 	mgLogP              = quad.IRI(MG + "logP")
@@ -122,10 +118,6 @@ const (
 	mgHas3D             = quad.IRI(MG + "has3D")
 	mgInputFormat       = quad.IRI(MG + "inputFormat")
 	mgStructureFile     = quad.IRI(MG + "structureFile")
-	molSHA256           = quad.IRI(MG + "sha256")
-	molByteSize         = quad.IRI(MG + "byteSize")
-	molMediaType        = quad.IRI(MG + "mediaType")
-	molFileName         = quad.IRI(MG + "fileName")
 	rdfsLabel           = quad.IRI(RDFS + "label")
 	sioHasAttribute     = quad.IRI(SIO + "SIO_000008")
 	sioHasValue         = quad.IRI(SIO + "SIO_000300")
@@ -197,12 +189,12 @@ func MoleculeQuads(base string, rec *MoleculeRecord) ([]quad.Quad, error) {
 	add := func(s, p quad.IRI, o quad.Value) {
 		out = append(out, quad.Quad{Subject: s, Predicate: p, Object: o, Label: m})
 	}
-	add(m, RDFType, mgMolecule)
+	add(m, RDFType, MoleculeClass)
 	add(m, RDFType, osSpecies)
-	add(m, mgCanonicalSmiles, String(rec.SMILES))
+	add(m, MoleculeCanonicalSMILES, String(rec.SMILES))
 	add(m, mgInchi, String(rec.InChI))
-	add(m, mgInchiKey, String(rec.InChIKey))
-	add(m, molFormula, String(rec.Formula))
+	add(m, MoleculeInChIKey, String(rec.InChIKey))
+	add(m, mgFormula, String(rec.Formula))
 	add(m, mgMolecularWeight, Double(rec.MW))
 	add(m, mgExactMass, Double(rec.ExactMass))
 	add(m, mgLogP, Double(rec.LogP))
@@ -253,7 +245,7 @@ func MoleculeQuads(base string, rec *MoleculeRecord) ([]quad.Quad, error) {
 	}
 	var b quad.IRI
 	if f := rec.Structure; f != nil {
-		b = blobIRI(base, f.SHA256)
+		b = BlobIRI(base, f.SHA256)
 		add(m, mgStructureFile, b)
 	}
 	for _, d := range descs {
@@ -266,13 +258,13 @@ func MoleculeQuads(base string, rec *MoleculeRecord) ([]quad.Quad, error) {
 	}
 	if f := rec.Structure; f != nil {
 		add(b, RDFType, mgFile)
-		add(b, molSHA256, String(f.SHA256))
-		add(b, molByteSize, Integer(f.Bytes))
+		add(b, mgSHA256, String(f.SHA256))
+		add(b, mgByteSize, Integer(f.Bytes))
 		if f.MediaType != "" {
-			add(b, molMediaType, String(f.MediaType))
+			add(b, mgMediaType, String(f.MediaType))
 		}
 		if f.Filename != "" {
-			add(b, molFileName, String(f.Filename))
+			add(b, mgFileName, String(f.Filename))
 		}
 	}
 	return out, nil
@@ -298,7 +290,7 @@ func MoleculeFromQuads(qs []quad.Quad) (MoleculeRecord, error) {
 			sp[q.Subject] = m
 		}
 		m[p] = append(m[p], q.Object)
-		if s, ok := q.Subject.(quad.IRI); ok && p == RDFType && q.Object == mgMolecule {
+		if s, ok := q.Subject.(quad.IRI); ok && p == RDFType && q.Object == MoleculeClass {
 			mols = append(mols, s)
 		}
 	}
@@ -313,10 +305,10 @@ func MoleculeFromQuads(qs []quad.Quad) (MoleculeRecord, error) {
 	r := &molReader{props: sp[m], node: m}
 	rec.IRI = string(m)
 	rec.ID = string(m)[strings.LastIndexByte(string(m), '/')+1:]
-	rec.SMILES = r.str(mgCanonicalSmiles, true)
+	rec.SMILES = r.str(MoleculeCanonicalSMILES, true)
 	rec.InChI = r.str(mgInchi, true)
-	rec.InChIKey = r.str(mgInchiKey, true)
-	rec.Formula = r.str(molFormula, true)
+	rec.InChIKey = r.str(MoleculeInChIKey, true)
+	rec.Formula = r.str(mgFormula, true)
 	rec.MW = r.double(mgMolecularWeight)
 	rec.ExactMass = r.double(mgExactMass)
 	rec.LogP = r.double(mgLogP)
@@ -333,7 +325,7 @@ func MoleculeFromQuads(qs []quad.Quad) (MoleculeRecord, error) {
 	rec.Name = r.str(rdfsLabel, false)
 	rec.Validation = []MoleculeIssue{}
 	for _, o := range r.props[mgValidationMessage] {
-		s, ok := literalString(o)
+		s, ok := stringOf(o)
 		level, rest, ok2 := strings.Cut(s, ": ")
 		code, msg, ok3 := strings.Cut(rest, ": ")
 		if !ok || !ok2 || !ok3 {
@@ -345,7 +337,7 @@ func MoleculeFromQuads(qs []quad.Quad) (MoleculeRecord, error) {
 	SortMoleculeIssues(rec.Validation)
 	rec.Normalization = []string{}
 	for _, o := range r.props[mgNormalization] {
-		s, ok := literalString(o)
+		s, ok := stringOf(o)
 		if !ok {
 			r.fail(mgNormalization, o)
 			continue
@@ -368,13 +360,13 @@ func MoleculeFromQuads(qs []quad.Quad) (MoleculeRecord, error) {
 		} else {
 			br := &molReader{props: sp[b], node: b}
 			f := &MoleculeFile{
-				SHA256:    br.str(molSHA256, true),
-				Bytes:     int64(br.integer(molByteSize)),
-				MediaType: br.str(molMediaType, false),
-				Filename:  br.str(molFileName, false),
+				SHA256:    br.str(mgSHA256, true),
+				Bytes:     int64(br.integer(mgByteSize)),
+				MediaType: br.str(mgMediaType, false),
+				Filename:  br.str(mgFileName, false),
 			}
 			if br.err == nil && !validHex64(f.SHA256) {
-				br.fail(molSHA256, String(f.SHA256))
+				br.fail(mgSHA256, String(f.SHA256))
 			}
 			if br.err != nil && r.err == nil {
 				r.err = br.err
@@ -463,23 +455,11 @@ func (r *molReader) str(p quad.IRI, required bool) string {
 		}
 		return ""
 	}
-	s, ok := literalString(o)
+	s, ok := stringOf(o)
 	if !ok {
 		r.fail(p, o)
 	}
 	return s
-}
-
-func literalString(o quad.Value) (string, bool) {
-	switch v := o.(type) {
-	case quad.String:
-		return string(v), true
-	case quad.TypedString:
-		if v.Type == XSDString {
-			return string(v.Value), true
-		}
-	}
-	return "", false
 }
 
 func (r *molReader) double(p quad.IRI) float64 {

@@ -86,26 +86,21 @@ const (
 // Terms of the receptor mapping (declared in the TBox, "Receptors and
 // pockets"; prov: terms are PROV-O).
 var (
-	mgReceptor            = quad.IRI(MG + "Receptor")
-	mgPocket              = quad.IRI(MG + "Pocket")
-	mgSourceFile          = quad.IRI(MG + "sourceFile")
-	mgPreparedFile        = quad.IRI(MG + "preparedFile")
-	mgResidueCount        = quad.IRI(MG + "residueCount")
-	mgChainCount          = quad.IRI(MG + "chainCount")
-	mgPocketProp          = quad.IRI(MG + "pocket")
-	mgPocketID            = quad.IRI(MG + "pocketId")
-	mgRank                = quad.IRI(MG + "rank")
-	mgScore               = quad.IRI(MG + "score")
-	mgCenter              = [3]quad.IRI{quad.IRI(MG + "centerX"), quad.IRI(MG + "centerY"), quad.IRI(MG + "centerZ")}
-	mgSize                = [3]quad.IRI{quad.IRI(MG + "sizeX"), quad.IRI(MG + "sizeY"), quad.IRI(MG + "sizeZ")}
-	mgMediaType           = quad.IRI(MG + "mediaType")
-	mgVersion             = quad.IRI(MG + "version")
-	rdfsComment           = quad.IRI(RDFS + "comment")
-	provActivity          = quad.IRI(PROV + "Activity")
-	provSoftwareAgent     = quad.IRI(PROV + "SoftwareAgent")
-	provWasGeneratedBy    = quad.IRI(PROV + "wasGeneratedBy")
-	provUsed              = quad.IRI(PROV + "used")
-	provWasAssociatedWith = quad.IRI(PROV + "wasAssociatedWith")
+	mgReceptor     = quad.IRI(MG + "Receptor")
+	mgPocket       = quad.IRI(MG + "Pocket")
+	mgSourceFile   = quad.IRI(MG + "sourceFile")
+	mgPreparedFile = quad.IRI(MG + "preparedFile")
+	mgResidueCount = quad.IRI(MG + "residueCount")
+	mgChainCount   = quad.IRI(MG + "chainCount")
+	mgPocketProp   = quad.IRI(MG + "pocket")
+	mgPocketID     = quad.IRI(MG + "pocketId")
+	mgRank         = quad.IRI(MG + "rank")
+	mgScore        = quad.IRI(MG + "score")
+	mgCenter       = [3]quad.IRI{quad.IRI(MG + "centerX"), quad.IRI(MG + "centerY"), quad.IRI(MG + "centerZ")}
+	mgSize         = [3]quad.IRI{quad.IRI(MG + "sizeX"), quad.IRI(MG + "sizeY"), quad.IRI(MG + "sizeZ")}
+	mgVersion      = quad.IRI(MG + "version")
+	rdfsComment    = quad.IRI(RDFS + "comment")
+	provActivity   = quad.IRI(PROV + "Activity")
 )
 
 var pocketIDRE = regexp.MustCompile(`^p[1-9][0-9]*$`)
@@ -177,8 +172,8 @@ func ReceptorQuads(base, id string, rec *ReceptorRecord) ([]quad.Quad, error) {
 	m.add(r, mgAtomCount, Integer(int64(rec.Atoms)))
 	m.add(r, mgResidueCount, Integer(int64(rec.Residues)))
 	m.add(r, mgChainCount, Integer(int64(rec.Chains)))
-	src := blobIRI(base, rec.Source.SHA256)
-	prep := blobIRI(base, rec.Prepared.SHA256)
+	src := BlobIRI(base, rec.Source.SHA256)
+	prep := BlobIRI(base, rec.Prepared.SHA256)
 	m.add(r, mgSourceFile, src)
 	m.add(r, mgPreparedFile, prep)
 	m.add(r, provWasDerivedFrom, src)

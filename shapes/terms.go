@@ -1,14 +1,18 @@
 package shapes
 
-import "github.com/cayleygraph/quad"
+import (
+	"github.com/cayleygraph/quad"
 
-// Namespaces used by the validator.
+	"github.com/molgraph/molgraph/ontology"
+)
+
+// Namespaces used by the validator (ontology owns their spelling).
 const (
-	nsSH   = "http://www.w3.org/ns/shacl#"
-	nsRDF  = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-	nsRDFS = "http://www.w3.org/2000/01/rdf-schema#"
-	nsXSD  = "http://www.w3.org/2001/XMLSchema#"
-	nsOWL  = "http://www.w3.org/2002/07/owl#"
+	nsSH   = ontology.SH
+	nsRDF  = ontology.RDF
+	nsRDFS = ontology.RDFS
+	nsXSD  = ontology.XSD
+	nsOWL  = ontology.OWL
 )
 
 // Severities of validation results (SHACL 2.1.5).

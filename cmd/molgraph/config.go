@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"math"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -105,6 +107,18 @@ func parseOptions(name string, opts []option, extra func(*flag.FlagSet), args []
 }
 
 func (s settings) str(name string) string { return s.vals[name] }
+
+// apiKey is --key, else the bootstrap key in the data directory ("" if
+// neither).
+func (s settings) apiKey() string {
+	if key := s.str("key"); key != "" {
+		return key
+	}
+	if b, err := os.ReadFile(filepath.Join(s.str("data-dir"), "bootstrap-key")); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	return ""
+}
 
 func (s settings) bytes(name string) (int64, error) {
 	n, err := humanize.ParseBytes(s.vals[name])

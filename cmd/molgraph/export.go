@@ -98,13 +98,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	var st handlers.ExportStats
 	var bytes int64
 	if server := s.str("server"); server != "" {
-		key := s.str("key")
-		if key == "" {
-			if b, err := os.ReadFile(filepath.Join(s.str("data-dir"), "bootstrap-key")); err == nil {
-				key = strings.TrimSpace(string(b))
-			}
-		}
-		st, bytes, err = exportHTTP(ctx, server, key, f, w, newBar)
+		st, bytes, err = exportHTTP(ctx, server, s.apiKey(), f, w, newBar)
 	} else {
 		st, bytes, err = exportLocal(ctx, s.str("data-dir"), f, w, newBar)
 	}

@@ -131,12 +131,7 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if format != "sdf" && format != "smiles" {
 		return fmt.Errorf("%w: --format %q: want sdf or smiles", errUsage, format)
 	}
-	key := s.str("key")
-	if key == "" {
-		if b, err := os.ReadFile(filepath.Join(s.str("data-dir"), "bootstrap-key")); err == nil {
-			key = strings.TrimSpace(string(b))
-		}
-	}
+	key := s.apiKey()
 	if key == "" {
 		return fmt.Errorf("%w: no API key: use --key or MOLGRAPH_API_KEY", errUsage)
 	}

@@ -26,8 +26,8 @@ func schemeLen(s string) int {
 	return -1
 }
 
-// hasScheme reports whether iri is absolute (starts with a scheme).
-func hasScheme(iri string) bool { return schemeLen(iri) > 0 }
+// HasScheme reports whether iri is absolute (starts with a scheme).
+func HasScheme(iri string) bool { return schemeLen(iri) > 0 }
 
 func splitIRI(s string) iriParts {
 	var p iriParts
@@ -124,9 +124,9 @@ func removeDotSegments(in string) string {
 	return strings.Join(out, "")
 }
 
-// resolveIRI resolves the reference ref against base (RFC 3986 5.2.2). An
+// ResolveIRI resolves the reference ref against base (RFC 3986 5.2.2). An
 // empty base leaves ref as it is.
-func resolveIRI(base, ref string) string {
+func ResolveIRI(base, ref string) string {
 	if base == "" {
 		return ref
 	}

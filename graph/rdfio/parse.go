@@ -258,7 +258,7 @@ func readAbsIRI(s *scanner) (quad.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !hasScheme(iri) {
+	if !HasScheme(iri) {
 		return nil, s.errAt(line, col, "relative IRI <%s> not allowed", iri)
 	}
 	return quad.IRI(iri), nil

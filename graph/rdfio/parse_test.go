@@ -134,7 +134,7 @@ func TestResolveRFC3986(t *testing.T) {
 		"http:g": "http:g",
 	}
 	for ref, want := range cases {
-		if got := resolveIRI(base, ref); got != want {
+		if got := ResolveIRI(base, ref); got != want {
 			t.Errorf("resolve(%q) = %q, want %q", ref, got, want)
 		}
 	}

@@ -328,16 +328,10 @@ func (s *scanner) readShortString(q byte) (string, error) {
 			}
 		case c == '\n' || c == '\r':
 			return "", s.errorf("line break in string (use \\n or a long string)")
-		case c < utf8.RuneSelf:
-			sb.WriteByte(byte(c))
-			s.advance(1)
 		default:
-			r, n := s.peekRune(0)
-			if r == utf8.RuneError && n == 1 {
-				return "", s.errorf("invalid UTF-8 in string")
+			if err := s.copyChar(&sb, c); err != nil {
+				return "", err
 			}
-			sb.WriteRune(r)
-			s.advance(n)
 		}
 	}
 }
@@ -365,18 +359,29 @@ func (s *scanner) readLongString(q byte) (string, error) {
 			if err := s.readStringEscape(&sb); err != nil {
 				return "", err
 			}
-		case c < utf8.RuneSelf:
-			sb.WriteByte(byte(c))
-			s.advance(1)
 		default:
-			r, n := s.peekRune(0)
-			if r == utf8.RuneError && n == 1 {
-				return "", s.errorf("invalid UTF-8 in string")
+			if err := s.copyChar(&sb, c); err != nil {
+				return "", err
 			}
-			sb.WriteRune(r)
-			s.advance(n)
 		}
 	}
+}
+
+// copyChar appends the character at the read position, whose first byte is
+// c, to sb and moves past it.
+func (s *scanner) copyChar(sb *strings.Builder, c int) error {
+	if c < utf8.RuneSelf {
+		sb.WriteByte(byte(c))
+		s.advance(1)
+		return nil
+	}
+	r, n := s.peekRune(0)
+	if r == utf8.RuneError && n == 1 {
+		return s.errorf("invalid UTF-8 in string")
+	}
+	sb.WriteRune(r)
+	s.advance(n)
+	return nil
 }
 
 // readLangTag reads '@' [a-zA-Z]+ ('-' [a-zA-Z0-9]+)* and returns the tag
@@ -436,27 +441,20 @@ func isPNChars(r rune) bool {
 	return false
 }
 
-// readBlankLabel reads '_:' label and returns the label.
-func (s *scanner) readBlankLabel() (string, error) {
-	if err := s.expect("_:", "'_:'"); err != nil {
-		return "", err
-	}
-	r, n := s.peekRune(0)
-	if n == 0 || !(isPNCharsU(r) || (r >= '0' && r <= '9')) {
-		return "", s.errorf("invalid blank node label: found %s", s.describe())
-	}
-	i := n
+// pnCharsEnd returns the offset, from the read position, where a run of
+// PN_CHARS starting at offset i ends; dots may occur inside the run but not
+// at its end.
+func (s *scanner) pnCharsEnd(i int) int {
 	for {
 		r, n := s.peekRune(i)
 		if n == 0 {
-			break
+			return i
 		}
 		if isPNChars(r) {
 			i += n
 			continue
 		}
 		if r == '.' {
-			// dots are allowed inside, not at the end
 			j := i
 			for s.peek(j) == '.' {
 				j++
@@ -466,8 +464,20 @@ func (s *scanner) readBlankLabel() (string, error) {
 				continue
 			}
 		}
-		break
+		return i
 	}
+}
+
+// readBlankLabel reads '_:' label and returns the label.
+func (s *scanner) readBlankLabel() (string, error) {
+	if err := s.expect("_:", "'_:'"); err != nil {
+		return "", err
+	}
+	r, n := s.peekRune(0)
+	if n == 0 || !(isPNCharsU(r) || (r >= '0' && r <= '9')) {
+		return "", s.errorf("invalid blank node label: found %s", s.describe())
+	}
+	i := s.pnCharsEnd(n)
 	label := string(s.buf[s.pos : s.pos+i])
 	s.advance(i)
 	return label, nil

@@ -159,7 +159,7 @@ func (p *turtleParser) iriRef() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return resolveIRI(p.base, iri), nil
+	return ResolveIRI(p.base, iri), nil
 }
 
 // pnPrefix reads an optional PN_PREFIX (stopping before ':').
@@ -169,28 +169,7 @@ func (p *turtleParser) pnPrefix() (string, error) {
 	if n == 0 || !isPNCharsBase(r) {
 		return "", nil
 	}
-	i := n
-	for {
-		r, n := s.peekRune(i)
-		if n == 0 {
-			break
-		}
-		if isPNChars(r) {
-			i += n
-			continue
-		}
-		if r == '.' {
-			j := i
-			for s.peek(j) == '.' {
-				j++
-			}
-			if r2, n2 := s.peekRune(j); n2 > 0 && isPNChars(r2) {
-				i = j
-				continue
-			}
-		}
-		break
-	}
+	i := s.pnCharsEnd(n)
 	name := string(s.buf[s.pos : s.pos+i])
 	s.advance(i)
 	return name, nil

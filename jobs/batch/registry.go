@@ -241,20 +241,24 @@ func (g *Registry) plan(ctx context.Context, p *Prepared, pending map[string]*on
 	if pending != nil {
 		existing = pending[p.Rec.ID]
 	}
-	if existing == nil {
+	switch {
+	case existing != nil:
+	case p.SDF == nil:
+		// Only whether it exists matters: nothing to add to a stored one.
 		has, err := g.store.HasGraph(ctx, iri)
 		if err != nil {
 			return nil, false, fmt.Errorf("register %s: %w", p.Rec.ID, err)
 		}
 		if has {
-			if p.SDF == nil {
-				return nil, false, nil // nothing to add: no need to read it
-			}
-			rec, err := g.Get(ctx, p.Rec.ID)
-			if err != nil {
-				return nil, false, err
-			}
+			return nil, false, nil
+		}
+	default:
+		// A conformer may be added to a stored one: read it once.
+		rec, err := g.Get(ctx, p.Rec.ID)
+		if err == nil {
 			existing = &rec
+		} else if !errors.Is(err, graph.ErrNotFound) {
+			return nil, false, err
 		}
 	}
 	if existing != nil {

@@ -428,6 +428,9 @@ func (t *Task) poses(j jobs.Job, receptorID string, p prepared, r *dk.Result) ([
 	out := make([]ontology.DockingPoseRecord, 0, len(ps))
 	for k, pose := range ps {
 		m := r.Modes[k]
+		if math.IsNaN(m.Affinity) {
+			return nil, fmt.Errorf("ligand %s: %w: affinity", p.id, dk.ErrVinaFailed)
+		}
 		sdf, err := dk.PoseSDF(p.s, pose, p.id, dk.PoseTags(m, receptorID, j.ID))
 		if err != nil {
 			return nil, err
@@ -436,11 +439,8 @@ func (t *Task) poses(j jobs.Job, receptorID string, p prepared, r *dk.Result) ([
 		if err != nil {
 			return nil, err
 		}
-		if math.IsNaN(m.Affinity) {
-			return nil, fmt.Errorf("ligand %s: %w: affinity", p.id, dk.ErrVinaFailed)
-		}
 		out = append(out, ontology.DockingPoseRecord{Ligand: t.reg.IRI(p.id), Mode: k + 1, Affinity: m.Affinity,
-			RMSDLB: m.RMSDLowerBound, RMSDUB: m.RMSDUpperBound, FileIRI: jobs.BlobIRI(t.base, ref.SHA256),
+			RMSDLB: m.RMSDLowerBound, RMSDUB: m.RMSDUpperBound, FileIRI: ontology.BlobIRI(t.base, ref.SHA256),
 			File: ontology.ReceptorFile{SHA256: ref.SHA256, Bytes: ref.Size, MediaType: ontology.MediaTypeSDF,
 				Filename: fmt.Sprintf("%s_%s_%d.sdf", j.ID, p.id, k+1)}})
 	}

@@ -2,7 +2,6 @@ package orca
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -24,22 +23,7 @@ func (Parser) Parse(r io.Reader) (*qm.Calculation, error) { return Parse(r) }
 // partial calculation).
 func Parse(r io.Reader) (*qm.Calculation, error) {
 	p := &parser{c: &qm.Calculation{Program: qm.ORCA}}
-	ln := qm.NewLines(r)
-	for ln.Next() {
-		p.line(ln.Bytes())
-	}
-	p.finish()
-	c := p.c
-	if n := ln.Truncated(); n > 0 {
-		c.Warn(fmt.Sprintf("%d over-long lines cut to %d bytes", n, qm.MaxLine))
-	}
-	if err := ln.Err(); err != nil {
-		return c, fmt.Errorf("orca: parse: read line %d: %w", ln.N(), err)
-	}
-	if c.Empty() {
-		return nil, fmt.Errorf("orca: parse: %w", qm.ErrNoResults)
-	}
-	return c, nil
+	return qm.ParseLines("orca", p.c, r, p.line, p.finish)
 }
 
 type section int

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 )
@@ -32,6 +33,29 @@ func NewLines(r io.Reader) *Lines {
 		return &Lines{r: br}
 	}
 	return &Lines{r: bufio.NewReaderSize(r, MaxLine)}
+}
+
+// ParseLines is the driver of every program parser: it passes each line of
+// r to line (valid only during the call), calls finish at the end of input
+// and returns c, with a warning if over-long lines were cut. On a read error
+// it returns c too, with the error wrapped as "<name>: parse: read line N:";
+// if c is Empty it returns nil and ErrNoResults wrapped as "<name>: parse:".
+func ParseLines(name string, c *Calculation, r io.Reader, line func([]byte), finish func()) (*Calculation, error) {
+	ln := NewLines(r)
+	for ln.Next() {
+		line(ln.Bytes())
+	}
+	finish()
+	if n := ln.Truncated(); n > 0 {
+		c.Warn(fmt.Sprintf("%d over-long lines cut to %d bytes", n, MaxLine))
+	}
+	if err := ln.Err(); err != nil {
+		return c, fmt.Errorf("%s: parse: read line %d: %w", name, ln.N(), err)
+	}
+	if c.Empty() {
+		return nil, fmt.Errorf("%s: parse: %w", name, ErrNoResults)
+	}
+	return c, nil
 }
 
 // Next advances to the next line; it returns false at the end of input or on a read error.

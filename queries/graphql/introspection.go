@@ -209,10 +209,6 @@ type fieldObject struct {
 
 func (o fieldObject) field(_ context.Context, _ *execution, f *ast.Field, args map[string]any) (any, error) {
 	switch f.Name {
-	case "name":
-		return o.f.Name, nil
-	case "description":
-		return str(o.f.Description), nil
 	case "args":
 		out := []any{}
 		for _, a := range o.f.Arguments {
@@ -224,14 +220,8 @@ func (o fieldObject) field(_ context.Context, _ *execution, f *ast.Field, args m
 		return out, nil
 	case "type":
 		return typeOf(o.s, o.f.Type), nil
-	case "isDeprecated":
-		dep, _ := deprecation(o.f.Directives)
-		return dep, nil
-	case "deprecationReason":
-		_, r := deprecation(o.f.Directives)
-		return r, nil
 	}
-	return nil, nil
+	return memberField(f.Name, o.f.Name, o.f.Description, o.f.Directives), nil
 }
 
 type inputValueObject struct {
@@ -244,10 +234,6 @@ type inputValueObject struct {
 
 func (o inputValueObject) field(_ context.Context, _ *execution, f *ast.Field, _ map[string]any) (any, error) {
 	switch f.Name {
-	case "name":
-		return o.name, nil
-	case "description":
-		return str(o.desc), nil
 	case "type":
 		return typeOf(o.s, o.t), nil
 	case "defaultValue":
@@ -255,32 +241,33 @@ func (o inputValueObject) field(_ context.Context, _ *execution, f *ast.Field, _
 			return nil, nil
 		}
 		return o.def.String(), nil
-	case "isDeprecated":
-		dep, _ := deprecation(o.dirs)
-		return dep, nil
-	case "deprecationReason":
-		_, r := deprecation(o.dirs)
-		return r, nil
 	}
-	return nil, nil
+	return memberField(f.Name, o.name, o.desc, o.dirs), nil
 }
 
 type enumValueObject struct{ v *ast.EnumValueDefinition }
 
 func (o enumValueObject) field(_ context.Context, _ *execution, f *ast.Field, _ map[string]any) (any, error) {
-	switch f.Name {
+	return memberField(f.Name, o.v.Name, o.v.Description, o.v.Directives), nil
+}
+
+// memberField answers the introspection fields that __Field, __InputValue
+// and __EnumValue share (name, description, isDeprecated,
+// deprecationReason); nil for any other field.
+func memberField(field, name, desc string, dirs ast.DirectiveList) any {
+	switch field {
 	case "name":
-		return o.v.Name, nil
+		return name
 	case "description":
-		return str(o.v.Description), nil
+		return str(desc)
 	case "isDeprecated":
-		dep, _ := deprecation(o.v.Directives)
-		return dep, nil
+		dep, _ := deprecation(dirs)
+		return dep
 	case "deprecationReason":
-		_, r := deprecation(o.v.Directives)
-		return r, nil
+		_, r := deprecation(dirs)
+		return r
 	}
-	return nil, nil
+	return nil
 }
 
 type directiveObject struct {

@@ -52,6 +52,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// benchValues gives molecule i's molecular weight (100 .. 1000), logP
+// (-3 .. 7) and HOMO energy, for benchData and benchExpected.
+func benchValues(i int) (mw, logp, homo float64) {
+	return 100 + float64((i*7919)%90000)/100,
+		-3 + float64((i*104729)%1000)/100,
+		-0.4 + float64((i*31)%300)/1000
+}
+
 // plainSource hides every method of a Source but the interface's (so no
 // NumericRanger).
 type plainSource struct{ Source }
@@ -76,9 +84,7 @@ func benchData(b *testing.B, backend string) Source {
 		for i := 0; i < benchMolecules; i++ {
 			m := quad.IRI(fmt.Sprintf("http://localhost:8080/molecules/m%06d", i))
 			c := quad.IRI(fmt.Sprintf("http://localhost:8080/calculations/c%06d", i))
-			mw := 100 + float64((i*7919)%90000)/100   // 100 .. 1000
-			logp := -3 + float64((i*104729)%1000)/100 // -3 .. 7
-			homo := -0.4 + float64((i*31)%300)/1000
+			mw, logp, homo := benchValues(i)
 			graphs = append(graphs,
 				graph.NamedGraph{IRI: m, Quads: []quad.Quad{
 					{Subject: m, Predicate: rdfType, Object: mg("Molecule")},
@@ -129,24 +135,26 @@ func benchQuery(b *testing.B, query string, wantRows int) {
 	}
 }
 
-// BenchmarkNumericFilter is the issue's query (a).
-func BenchmarkNumericFilter(b *testing.B) {
-	benchQuery(b, `PREFIX mg: <`+ontology.MG+`>
-SELECT ?m WHERE { ?m mg:molecularWeight ?w ; mg:logP ?l . FILTER(?w < 500 && ?l < 5) }`, -1)
-}
-
-// BenchmarkTwoHopJoin is query (b): molecule -> calculation -> HOMO.
-func BenchmarkTwoHopJoin(b *testing.B) {
-	benchQuery(b, `PREFIX mg: <`+ontology.MG+`>
-SELECT ?m ?h WHERE { ?m a mg:Molecule ; mg:hasCalculation ?c . ?c mg:homoEnergy ?h }`, benchMolecules)
-}
-
-// BenchmarkAggregate is query (c): COUNT and AVG per molecular-weight bucket.
-func BenchmarkAggregate(b *testing.B) {
-	benchQuery(b, `PREFIX mg: <`+ontology.MG+`>
+// The issue's queries (a), (b), (c), also timed against Oxigraph
+// (oxBenchQueries).
+const (
+	benchQueryFilter = `PREFIX mg: <` + ontology.MG + `>
+SELECT ?m WHERE { ?m mg:molecularWeight ?w ; mg:logP ?l . FILTER(?w < 500 && ?l < 5) }`
+	benchQueryTwoHop = `PREFIX mg: <` + ontology.MG + `>
+SELECT ?m ?h WHERE { ?m a mg:Molecule ; mg:hasCalculation ?c . ?c mg:homoEnergy ?h }`
+	benchQueryAggregate = `PREFIX mg: <` + ontology.MG + `>
 PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
 SELECT ?bucket (COUNT(?m) AS ?n) (AVG(?l) AS ?avgLogP) WHERE {
   ?m mg:molecularWeight ?w ; mg:logP ?l .
   BIND(xsd:integer(?w / 100) AS ?bucket)
-} GROUP BY ?bucket`, 9)
-}
+} GROUP BY ?bucket`
+)
+
+// BenchmarkNumericFilter is the issue's query (a).
+func BenchmarkNumericFilter(b *testing.B) { benchQuery(b, benchQueryFilter, -1) }
+
+// BenchmarkTwoHopJoin is query (b): molecule -> calculation -> HOMO.
+func BenchmarkTwoHopJoin(b *testing.B) { benchQuery(b, benchQueryTwoHop, benchMolecules) }
+
+// BenchmarkAggregate is query (c): COUNT and AVG per molecular-weight bucket.
+func BenchmarkAggregate(b *testing.B) { benchQuery(b, benchQueryAggregate, 9) }

@@ -39,21 +39,14 @@ import (
 // mode, after one warm-up run.
 const oxigraphRuns = 5
 
-// oxBenchQueries are the issue's queries (a), (b), (c); the same text as
+// oxBenchQueries are the issue's queries (a), (b), (c), as run by
 // BenchmarkNumericFilter, BenchmarkTwoHopJoin and BenchmarkAggregate.
 var oxBenchQueries = []struct {
 	name, query string
 }{
-	{"a-numeric-filter", `PREFIX mg: <` + ontology.MG + `>
-SELECT ?m WHERE { ?m mg:molecularWeight ?w ; mg:logP ?l . FILTER(?w < 500 && ?l < 5) }`},
-	{"b-two-hop-join", `PREFIX mg: <` + ontology.MG + `>
-SELECT ?m ?h WHERE { ?m a mg:Molecule ; mg:hasCalculation ?c . ?c mg:homoEnergy ?h }`},
-	{"c-aggregate", `PREFIX mg: <` + ontology.MG + `>
-PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
-SELECT ?bucket (COUNT(?m) AS ?n) (AVG(?l) AS ?avgLogP) WHERE {
-  ?m mg:molecularWeight ?w ; mg:logP ?l .
-  BIND(xsd:integer(?w / 100) AS ?bucket)
-} GROUP BY ?bucket`},
+	{"a-numeric-filter", benchQueryFilter},
+	{"b-two-hop-join", benchQueryTwoHop},
+	{"c-aggregate", benchQueryAggregate},
 }
 
 // oxReport is bench.mjs's output.
@@ -167,14 +160,13 @@ func runOxigraph(b testing.TB, node, script, ntPath string) *oxReport {
 	return &rep
 }
 
-// benchExpected recomputes, from the value formulas of benchData (keep the
-// two in step), the number of rows of query (a) and the COUNT per bucket of
+// benchExpected recomputes, from the value formulas of benchData
+// (benchValues), the number of rows of query (a) and the COUNT per bucket of
 // query (c): an oracle independent of both engines.
 func benchExpected() (rowsA int, buckets map[string]int) {
 	buckets = map[string]int{}
 	for i := 0; i < benchMolecules; i++ {
-		mw := 100 + float64((i*7919)%90000)/100
-		logp := -3 + float64((i*104729)%1000)/100
+		mw, logp, _ := benchValues(i)
 		if mw < 500 && logp < 5 {
 			rowsA++
 		}

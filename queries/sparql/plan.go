@@ -231,52 +231,44 @@ func riskyVars(n node, s varSet) {
 		// "optional did not match".
 		riskyVars(x.l, s)
 		riskyVars(x.r, s)
-		cl, all := varSet{}, varSet{}
-		certainVars(x.l, cl)
+		all := varSet{}
 		allVars(x.r, all)
 		if x.cond != nil {
 			exprVars(x.cond, all)
 		}
-		for v := range all {
-			if !cl[v] {
-				s.add(v)
-			}
-		}
+		addUncertain(s, x.l, all)
 	case *nMinus:
 		riskyVars(x.l, s)
-		cl, all := varSet{}, varSet{}
-		certainVars(x.l, cl)
+		all := varSet{}
 		allVars(x.r, all)
-		for v := range all {
-			if !cl[v] {
-				s.add(v)
-			}
-		}
+		addUncertain(s, x.l, all)
 	case *nFilter:
 		riskyVars(x.p, s)
-		c, all := varSet{}, varSet{}
-		certainVars(x.p, c)
+		all := varSet{}
 		for _, e := range x.conds {
 			exprVars(e, all)
 		}
-		for v := range all {
-			if !c[v] {
-				s.add(v)
-			}
-		}
+		addUncertain(s, x.p, all)
 	case *nExtend:
 		riskyVars(x.p, s)
 		s.add(x.slot)
-		c, all := varSet{}, varSet{}
-		certainVars(x.p, c)
+		all := varSet{}
 		exprVars(x.e, all)
-		for v := range all {
-			if !c[v] {
-				s.add(v)
-			}
-		}
+		addUncertain(s, x.p, all)
 	case *nGraph:
 		riskyVars(x.p, s)
+	}
+}
+
+// addUncertain adds to s the variables of vars that n does not bind in
+// every solution.
+func addUncertain(s varSet, n node, vars varSet) {
+	certain := varSet{}
+	certainVars(n, certain)
+	for v := range vars {
+		if !certain[v] {
+			s.add(v)
+		}
 	}
 }
 

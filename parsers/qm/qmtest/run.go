@@ -2,7 +2,11 @@ package qmtest
 
 import (
 	"bytes"
+	"errors"
+	"strings"
 	"testing"
+
+	"github.com/molgraph/molgraph/parsers/qm"
 )
 
 // RunCorpus parses every log of a corpus folder and checks it against
@@ -32,4 +36,46 @@ func RunCorpus(t *testing.T, folder string, parse ParseFunc) {
 	}
 	t.Logf("%s vs cclib master (pass/compared per field):\n%s  skipped (convention): %v\n  EXPECTED.md assertions checked: %d",
 		folder, tally, tally.Skip, nexp)
+}
+
+// NotThisProgram checks that logs of other programs and garbage yield
+// ErrNoResults.
+func NotThisProgram(t *testing.T, parse ParseFunc) {
+	t.Helper()
+	for _, in := range []string{"", "hello\nworld\n", strings.Repeat("x", 100000), "\x00\x01\x02binary"} {
+		if _, err := parse(strings.NewReader(in)); !errors.Is(err, qm.ErrNoResults) {
+			t.Errorf("%.20q: got %v, want ErrNoResults", in, err)
+		}
+	}
+}
+
+// LongLine checks that a line longer than qm.MaxLine before the first log
+// of folder is cut with a warning, not fatal.
+func LongLine(t *testing.T, folder string, parse ParseFunc) {
+	t.Helper()
+	data := Read(t, Logs(t, folder)[0])
+	in := append([]byte(strings.Repeat("y", 3*qm.MaxLine)+"\n"), data...)
+	c, err := parse(bytes.NewReader(in))
+	if err != nil || len(c.Warnings) == 0 {
+		t.Fatalf("got %v, warnings %v", err, c)
+	}
+}
+
+// Fuzz seeds f with the head and tail of every log of folder and checks
+// that parse returns a calculation or ErrNoResults.
+func Fuzz(f *testing.F, folder string, parse ParseFunc) {
+	for _, rel := range Logs(f, folder) {
+		data := Read(f, rel)
+		f.Add(data[:min(len(data), 20000)])
+		f.Add(data[max(0, len(data)-20000):])
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := parse(bytes.NewReader(b))
+		if err == nil && c == nil {
+			t.Fatal("nil calculation without error")
+		}
+		if err != nil && !errors.Is(err, qm.ErrNoResults) {
+			t.Fatalf("unexpected error %v", err)
+		}
+	})
 }
