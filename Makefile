@@ -11,9 +11,10 @@ FUZZTIME ?= 20s
 # chem (cgo), Vina and Open Babel for docking, rapper to check our Turtle,
 # RDKit's Python bindings (with numpy) as an independent reference in tests,
 # Psi4 to make fresh logs for the Psi4 parser's tests, and real SPARQL
-# clients (SPARQLWrapper, rdflib, roqet) for the endpoint's tests.
+# clients (SPARQLWrapper, rdflib, roqet) for the endpoint's tests, and
+# headless Chromium to drive the query page once.
 APT_PKGS := build-essential librdkit-dev libinchi-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit psi4 \
-            python3-rdflib python3-sparqlwrapper rasqal-utils rdkit-data
+            python3-rdflib python3-sparqlwrapper rasqal-utils rdkit-data chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # npm reference tools, installed outside the repo: shacl-engine cross-checks
 # our SHACL validator (shapes/crosscheck_test.go), Oxigraph is the SPARQL
@@ -21,7 +22,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHACL_ENGINE := $(HOME)/.cache/molgraph/shacl-engine
 OXIGRAPH     := $(HOME)/.cache/molgraph/oxigraph
 
-.PHONY: all deps build run test bench bench-batch fuzz vet fmt clean
+.PHONY: all deps build run test bench bench-batch bench-docking fuzz vet fmt clean
 
 all: build
 
@@ -68,6 +69,12 @@ bench: deps
 # (environment: N, WORK, PORT; see the script).
 bench-batch: build
 	jobs/batch/bench.sh
+
+# A 6-ligand docking job (docking-corpus/ligands/throughput6.smi) through a
+# running server beside the same ligands through raw vina with the same
+# seeds: wall time, service overhead, CPU use, affinities (see the script).
+bench-docking: build
+	jobs/docking/bench.sh
 
 # Every fuzz target of every package for FUZZTIME each.
 fuzz: deps

@@ -12,7 +12,8 @@ type Scope string
 
 // The scopes, from weakest to strongest; each includes the ones before it.
 const (
-	// ScopeNone marks a public route (only /healthz and /readyz).
+	// ScopeNone marks a public route (only /healthz, /readyz and the static
+	// query page with its assets).
 	ScopeNone Scope = ""
 	// ScopeRead allows every GET, SPARQL and GraphQL query, and /metrics.
 	ScopeRead Scope = "read"

@@ -99,7 +99,7 @@ func TestEveryRouteEnforcesItsScope(t *testing.T) {
 		})
 	}
 	slices.Sort(public)
-	if want := []string{"GET /healthz", "GET /readyz"}; !slices.Equal(public, want) {
+	if want := []string{"GET /", "GET /healthz", "GET /readyz", "GET /static/{name}"}; !slices.Equal(public, want) {
 		t.Errorf("public routes %v, want exactly %v", public, want)
 	}
 }
@@ -118,7 +118,10 @@ func scopePolicy(rt Route) error {
 	if strings.HasPrefix(rt.Pattern, "/v1/keys") || strings.HasPrefix(rt.Pattern, "/v1/export") {
 		least = auth.ScopeAdmin
 	}
-	if rt.Pattern == "/healthz" || rt.Pattern == "/readyz" {
+	// Public: the probes, and the query page with its static assets (they
+	// hold no data; the queries the page runs go to /v1/sparql with a key).
+	switch rt.Pattern {
+	case "/healthz", "/readyz", "/", "/static/{name}":
 		least = auth.ScopeNone
 	}
 	if rt.Scope != least && !rt.Scope.Includes(least) {

@@ -10,7 +10,8 @@
 // molecules.go, qm.go, ...), and Server.routeTable concatenates them. The
 // router, the OpenAPI document and the auth tests are all derived from that
 // table, so a route cannot be registered without a declared scope and an
-// OpenAPI entry. Only GET /healthz and GET /readyz are public.
+// OpenAPI entry. Only GET /healthz, GET /readyz and the static query page
+// (GET / and GET /static/{name}, which hold no data) are public.
 //
 // # Errors
 //

@@ -22,7 +22,7 @@ type Route struct {
 	// Pattern is the full chi pattern, e.g. "/v1/keys/{id}".
 	Pattern string
 	// Scope is the least scope a key needs; auth.ScopeNone makes the route
-	// public (allowed only for /healthz and /readyz).
+	// public (allowed only for /healthz, /readyz and the static query page).
 	Scope auth.Scope
 	// Handle serves the route.
 	Handle HandlerFunc

@@ -149,6 +149,7 @@ func (s *Server) resources() []resource {
 		s.moleculesResource(),
 		s.receptorsResource(),
 		s.dockingResource(),
+		s.pageResource(),
 	}
 }
 

@@ -11,12 +11,13 @@
 // # Mapping to the graph
 //
 // Each object is a node of the graph (spec/GRAPH.md). Literal fields read
-// the mg: shortcut properties (mg:molecularWeight, mg:homoEnergy, ...); links
-// follow occ:hasUniqueSpecies, prov:used, prov:wasGeneratedBy and mg:ligand.
-// vocab.go names every predicate and class in one table and schema.go
-// generates the schema text from it, so aligning a predicate is a one-line
-// change. A node's outgoing triples are read once per request, with one
-// subject lookup.
+// the predicates the service's mappings write: the mg: shortcut properties
+// (mg:molecularWeight, mg:homoEnergy, ...), rdfs:label for names and PROV-O
+// times; links follow occ:hasUniqueSpecies, prov:used, prov:wasGeneratedBy
+// and mg:ligand. vocab.go names every predicate and class in one table and
+// schema.go generates the schema text from it, so aligning a predicate is a
+// one-line change. A node's outgoing triples are read once per request, with
+// one subject lookup.
 //
 // # Lists
 //

@@ -7,12 +7,15 @@ import (
 )
 
 // This file is the one place that names the graph's predicates and classes
-// (spec/GRAPH.md). Terms marked "not fixed by GRAPH.md" follow the /v1 JSON
-// field names; align them here when the mapping of that resource lands.
+// (spec/GRAPH.md). Every predicate is the one that the service's mappings
+// write (ontology/molecule.go, calculation.go, receptor.go, docking.go and
+// the job node of jobs/job.go); mapping_test.go builds resources with those
+// mappings and checks that every field reads its value back.
 
 func mg(local string) quad.IRI   { return quad.IRI(ontology.MG + local) }
 func occ(local string) quad.IRI  { return quad.IRI(ontology.OCC + local) }
 func prov(local string) quad.IRI { return quad.IRI(ontology.PROV + local) }
+func rdfs(local string) quad.IRI { return quad.IRI(ontology.RDFS + local) }
 
 // Classes of the resources (rdf:type in their own named graph).
 var (
@@ -87,7 +90,7 @@ func types() []objectType {
 		{name: "Molecule", class: classMolecule, kind: ontology.KindMolecule,
 			doc: "A normalized molecule (mg:Molecule).",
 			fields: []literalField{
-				{name: "name", kind: kindString, pred: mg("name"), doc: "Name given at upload (not fixed by GRAPH.md)."},
+				{name: "name", kind: kindString, pred: rdfs("label"), doc: "Name given at upload (rdfs:label)."},
 				{name: "smiles", kind: kindString, pred: mg("canonicalSmiles"), doc: "Canonical SMILES (mg:canonicalSmiles)."},
 				{name: "inchi", kind: kindString, pred: mg("inchi"), doc: "Standard InChI (mg:inchi)."},
 				{name: "inchiKey", kind: kindString, pred: mg("inchiKey"), doc: "Standard InChIKey (mg:inchiKey)."},
@@ -109,7 +112,7 @@ func types() []objectType {
 		{name: "Calculation", class: classCalculation, kind: ontology.KindCalculation,
 			doc: "A quantum-chemistry calculation parsed from a log (OntoCompChem, with mg: shortcut properties).",
 			fields: []literalField{
-				{name: "program", kind: kindString, pred: mg("program"), doc: "Program (mg:program)."},
+				{name: "program", kind: kindString, pred: mg("program"), doc: "Program: Gaussian, ORCA, Psi4, ... (mg:program)."},
 				{name: "programVersion", kind: kindString, pred: mg("programVersion"), doc: "Program version (mg:programVersion)."},
 				{name: "method", kind: kindString, pred: mg("method"), doc: "Method / level of theory (mg:method)."},
 				{name: "basisSet", kind: kindString, pred: mg("basisSet"), doc: "Basis set (mg:basisSet)."},
@@ -118,38 +121,43 @@ func types() []objectType {
 				{name: "charge", kind: kindInt, pred: mg("charge"), filter: true, doc: "Total charge (mg:charge)."},
 				{name: "multiplicity", kind: kindInt, pred: mg("multiplicity"), filter: true, doc: "Spin multiplicity (mg:multiplicity)."},
 				{name: "atomCount", kind: kindInt, pred: mg("atomCount"), filter: true, doc: "Number of atoms (mg:atomCount)."},
-				{name: "scfEnergy", kind: kindFloat, pred: mg("scfEnergy"), filter: true, doc: "Final SCF energy, as stored (mg:scfEnergy)."},
-				{name: "zeroPointEnergy", kind: kindFloat, pred: mg("zeroPointEnergy"), filter: true, doc: "Zero-point energy (mg:zeroPointEnergy)."},
-				{name: "enthalpy", kind: kindFloat, pred: mg("enthalpy"), filter: true, doc: "Enthalpy (mg:enthalpy)."},
-				{name: "gibbsEnergy", kind: kindFloat, pred: mg("gibbsEnergy"), filter: true, doc: "Gibbs free energy (mg:gibbsEnergy)."},
-				{name: "homoEnergy", kind: kindFloat, pred: mg("homoEnergy"), filter: true, doc: "HOMO energy (mg:homoEnergy)."},
-				{name: "lumoEnergy", kind: kindFloat, pred: mg("lumoEnergy"), filter: true, doc: "LUMO energy (mg:lumoEnergy)."},
-				{name: "homoLumoGap", kind: kindFloat, pred: mg("homoLumoGap"), filter: true, doc: "HOMO-LUMO gap (mg:homoLumoGap)."},
-				{name: "dipoleMoment", kind: kindFloat, pred: mg("dipoleMoment"), filter: true, doc: "Dipole moment magnitude (mg:dipoleMoment)."},
+				{name: "scfEnergy", kind: kindFloat, pred: mg("scfEnergy"), filter: true, doc: "Final SCF energy, hartree (mg:scfEnergy)."},
+				{name: "zeroPointEnergy", kind: kindFloat, pred: mg("zeroPointEnergy"), filter: true, doc: "Zero-point energy, hartree (mg:zeroPointEnergy)."},
+				{name: "enthalpy", kind: kindFloat, pred: mg("enthalpy"), filter: true, doc: "Enthalpy, hartree (mg:enthalpy)."},
+				{name: "gibbsEnergy", kind: kindFloat, pred: mg("gibbsEnergy"), filter: true, doc: "Gibbs free energy, hartree (mg:gibbsEnergy)."},
+				{name: "homoEnergy", kind: kindFloat, pred: mg("homoEnergy"), filter: true, doc: "HOMO energy, eV (mg:homoEnergy)."},
+				{name: "lumoEnergy", kind: kindFloat, pred: mg("lumoEnergy"), filter: true, doc: "LUMO energy, eV (mg:lumoEnergy)."},
+				{name: "homoLumoGap", kind: kindFloat, pred: mg("homoLumoGap"), filter: true, doc: "HOMO-LUMO gap, eV (mg:homoLumoGap)."},
+				{name: "dipoleMoment", kind: kindFloat, pred: mg("dipoleMoment"), filter: true, doc: "Dipole moment magnitude, debye (mg:dipoleMoment)."},
 				{name: "normalTermination", kind: kindBoolean, pred: mg("normalTermination"), doc: "The program ended normally (mg:normalTermination)."},
 				{name: "optimizationConverged", kind: kindBoolean, pred: mg("optimizationConverged"), doc: "The geometry optimization converged (mg:optimizationConverged)."},
+				{name: "optimizationSteps", kind: kindInt, pred: mg("optimizationSteps"), filter: true, doc: "Geometry optimization steps (mg:optimizationSteps)."},
+				{name: "imaginaryFrequencyCount", kind: kindInt, pred: mg("imaginaryFrequencyCount"), filter: true, doc: "Imaginary vibrational frequencies (mg:imaginaryFrequencyCount)."},
 				{name: "createdAt", kind: kindDateTime, pred: prov("generatedAtTime"), doc: "When it was stored (prov:generatedAtTime)."},
 			}},
 		{name: "Receptor", class: classReceptor, kind: ontology.KindReceptor,
 			doc: "A docking receptor (mg:Receptor).",
 			fields: []literalField{
-				{name: "name", kind: kindString, pred: mg("name"), doc: "Name (not fixed by GRAPH.md)."},
-				{name: "atoms", kind: kindInt, pred: mg("atomCount"), filter: true, doc: "Atoms after preparation (not fixed by GRAPH.md)."},
-				{name: "residues", kind: kindInt, pred: mg("residueCount"), filter: true, doc: "Residues (not fixed by GRAPH.md)."},
-				{name: "chains", kind: kindInt, pred: mg("chainCount"), filter: true, doc: "Chains (not fixed by GRAPH.md)."},
+				{name: "name", kind: kindString, pred: rdfs("label"), doc: "Name (rdfs:label)."},
+				{name: "atoms", kind: kindInt, pred: mg("atomCount"), filter: true, doc: "Atoms of the prepared PDBQT (mg:atomCount)."},
+				{name: "residues", kind: kindInt, pred: mg("residueCount"), filter: true, doc: "Residues (mg:residueCount)."},
+				{name: "chains", kind: kindInt, pred: mg("chainCount"), filter: true, doc: "Chains (mg:chainCount)."},
 				{name: "createdAt", kind: kindDateTime, pred: prov("generatedAtTime"), doc: "When it was stored (prov:generatedAtTime)."},
 			}},
 		{name: "DockingJob", class: classDockingJob, kind: ontology.KindDockingJob,
 			doc: "A docking job (mg:DockingJob, a prov:Activity).",
 			fields: []literalField{
 				{name: "status", kind: kindString, pred: mg("status"), doc: "queued, running, succeeded, failed or cancelled (mg:status)."},
+				{name: "pocketMethod", kind: kindString, pred: mg("pocketMethod"), doc: "How the box was chosen: auto, a pocket id (p1, ...) or box (mg:pocketMethod)."},
 				{name: "exhaustiveness", kind: kindInt, pred: mg("exhaustiveness"), filter: true, doc: "Vina exhaustiveness (mg:exhaustiveness)."},
 				{name: "numModes", kind: kindInt, pred: mg("numModes"), filter: true, doc: "Poses per ligand (mg:numModes)."},
 				{name: "energyRange", kind: kindFloat, pred: mg("energyRange"), filter: true, doc: "Energy range, kcal/mol (mg:energyRange)."},
 				{name: "seed", kind: kindInt, pred: mg("seed"), doc: "Random seed (mg:seed)."},
 				{name: "finishedLigands", kind: kindInt, pred: mg("finishedLigands"), filter: true, doc: "Ligands done (mg:finishedLigands)."},
+				{name: "failedLigands", kind: kindInt, pred: mg("failedLigands"), filter: true, doc: "Ligands that could not be docked (mg:failedLigands)."},
 				{name: "totalLigands", kind: kindInt, pred: mg("totalLigands"), filter: true, doc: "Ligands in the job (mg:totalLigands)."},
 				{name: "bestAffinity", kind: kindFloat, pred: mg("bestAffinity"), filter: true, doc: "Most favourable affinity so far, kcal/mol (mg:bestAffinity)."},
+				{name: "createdAt", kind: kindDateTime, pred: mg("createdAt"), doc: "When it was submitted (mg:createdAt)."},
 				{name: "startedAt", kind: kindDateTime, pred: prov("startedAtTime"), doc: "prov:startedAtTime."},
 				{name: "endedAt", kind: kindDateTime, pred: prov("endedAtTime"), doc: "prov:endedAtTime."},
 			}},
