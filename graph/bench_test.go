@@ -2,7 +2,7 @@ package graph_test
 
 // Benchmarks of the store on molecule-like data: 100,000 resources of 10
 // quads each, in resource-sized named graphs. `make bench` runs them once
-// each (-benchtime=1x for the load) and prints quads/s and peak RSS.
+// each (-benchtime=1x for the load) and prints quads/s, CPU-s and peak RSS.
 //
 //	go test -run '^$' -bench . -benchtime 1x ./graph/
 
@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	cgraph "github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/path"
@@ -88,13 +90,15 @@ var stores = map[string]*loaded{"memory": {}, "kv": {}, "badger": {}}
 // layer on Badger (the old backend) and the native Badger quad store.
 var backends = []string{"memory", "kv", "badger"}
 
-func openBench(b *testing.B, backend string) *graph.Store {
+// openBench opens an empty store; dir is its directory ("" in memory), for
+// the caller to remove.
+func openBench(b *testing.B, backend string) (s *graph.Store, dir string) {
 	if backend == "memory" {
 		s, err := graph.OpenMemory(graph.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		return s
+		return s, ""
 	}
 	dir, err := os.MkdirTemp("", "molgraph-bench-")
 	if err != nil {
@@ -104,11 +108,26 @@ func openBench(b *testing.B, backend string) *graph.Store {
 	if backend == "kv" {
 		open = graph.OpenKV
 	}
-	s, err := open(dir, graph.Options{})
+	s, err = open(dir, graph.Options{})
 	if err != nil {
+		os.RemoveAll(dir)
 		b.Fatal(err)
 	}
-	return s
+	return s, dir
+}
+
+// TestMain closes and removes the stores the read benchmarks loaded.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, l := range stores {
+		if l.s != nil {
+			l.s.Close()
+			if l.dir != "" {
+				os.RemoveAll(l.dir)
+			}
+		}
+	}
+	os.Exit(code)
 }
 
 // loadedStore returns a store holding the 100k resources, loading it once
@@ -116,23 +135,47 @@ func openBench(b *testing.B, backend string) *graph.Store {
 func loadedStore(b *testing.B, backend string) *graph.Store {
 	l := stores[backend]
 	l.once.Do(func() {
-		l.s = openBench(b, backend)
+		l.s, l.dir = openBench(b, backend)
 		load(b, l.s)
 	})
 	return l.s
 }
 
+// cpuSeconds is the CPU time (user and system) of the process so far:
+// on a shared machine a steadier measure of a load's cost than its wall
+// time.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// badgerMemoryLimit is the Go soft memory limit the native store's load
+// runs under, as a server sets it with GOMEMLIMIT (quadstore
+// Options.MemoryLimitMB): Badger's memtables are large short-lived
+// allocations, and without a limit the heap grows to twice the live
+// memory before the garbage collector returns them.
+const badgerMemoryLimit = 400 << 20
+
 // BenchmarkLoad writes 1,000,000 quads (100k graphs of 10) per op.
 func BenchmarkLoad(b *testing.B) {
 	for _, backend := range backends {
 		b.Run(backend, func(b *testing.B) {
+			if backend == "badger" {
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(badgerMemoryLimit))
+			}
+			cpu0 := cpuSeconds()
 			for n := 0; n < b.N; n++ {
-				s := openBench(b, backend)
+				s, dir := openBench(b, backend)
 				load(b, s)
 				s.Close()
+				if dir != "" {
+					os.RemoveAll(dir)
+				}
 			}
 			b.ReportMetric(float64(benchResources*10*b.N)/b.Elapsed().Seconds(), "quads/s")
 			b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+			b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 		})
 	}
 }

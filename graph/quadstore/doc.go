@@ -46,19 +46,41 @@
 // # Commits
 //
 // Badger runs in managed mode. A commit at timestamp T writes the key
-// Mpending = T, then every entry at version T through a WriteBatch (which
-// splits them into as many Badger transactions as needed), then Mcommitted
-// = T. Readers read at the last committed timestamp, so the entries are
+// Mpending = T, then every entry at version T, then Mcommitted = T.
+// Readers read at the last committed timestamp, so the entries are
 // invisible until the marker is written: a commit of any size is atomic.
-// If the process dies in between, Open finds Mpending > Mcommitted and
-// rolls back: every key with a version above the committed timestamp is
-// restored to its committed value, as a new commit. A failed write is
-// rolled back the same way at once.
+// The entries go through Badger's KVLoader (the write path of a restore:
+// no per-key transaction bookkeeping, no "Txn is too big"), in parts: a
+// part is handed to Badger's writer on a goroutine while the next one is
+// prepared, at most three parts are in flight, and Mcommitted is written
+// only after all of them. If the process dies in between, Open finds
+// Mpending > Mcommitted and rolls back: every key with a version above the
+// committed timestamp is restored to its committed value, as a new commit.
+// A failed write (or a write cancelled through its context after it began)
+// is rolled back the same way at once. Mpending is written just before the
+// first entry, so a write that changes nothing writes nothing.
 //
 // Writers are serialised. A write resolves its terms (an in-process cache,
-// then the dictionary), computes the net change of its quads against the
-// last commit, and writes the index entries, the changed node records and
-// the state. Reads pin the commit timestamp they read, so Badger keeps the
-// versions they need until they finish; Cayley iterators pin it from their
-// first Next to their end (or Close).
+// then the dictionary; ReplaceGraphs does this for all its graphs first, on
+// Options.Workers goroutines, so that bad input fails before anything is
+// written), then computes the net change of its quads against the last
+// commit part by part (some 4,096 quad changes each: a new graph needs no
+// read of its old quads). For each part, new terms get the next ids in
+// order of use, and the keys of each index and of the numeric index are
+// sorted and encoded on their own goroutines and written in key order
+// (Badger's memtable is a skiplist; ordered inserts stay in the CPU
+// cache). The node count changes are summed over the whole commit and
+// written once at its end, with the dictionary entries of new and deleted
+// terms and the state.
+//
+// Badger's single write goroutine bounds a bulk load: some 5 entries per
+// quad (4 indexes, the numeric index, the node records and dictionary
+// entries of new terms). Memtables of 64 MB with up to 8 level-0 tables
+// before compaction keep the flushing and compacting behind a load cheap;
+// Options.MemoryLimitMB (or GOMEMLIMIT) keeps the garbage collector from
+// letting the heap grow to twice Badger's memtables.
+//
+// Reads pin the commit timestamp they read, so Badger keeps the versions
+// they need until they finish; Cayley iterators pin it from their first
+// Next to their end (or Close).
 package quadstore

@@ -183,8 +183,19 @@ func randQuad(rng *rand.Rand, g quad.Value) quad.Quad {
 // TestModel applies random ReplaceGraphs and ApplyDeltas (mixed adds and
 // deletes, duplicates, missing quads, quads in several graphs, the default
 // graph) and compares the store with a plain set of quads after each, and
-// after reopening.
+// after reopening; once with commits in one part, once cut into parts of
+// 3 quad changes (as large commits are cut into parts of 4,096).
 func TestModel(t *testing.T) {
+	for _, part := range []int{partChanges, 3} {
+		t.Run(fmt.Sprintf("parts of %d", part), func(t *testing.T) {
+			defer func(old int) { partChanges = old }(partChanges)
+			partChanges = part
+			testModel(t)
+		})
+	}
+}
+
+func testModel(t *testing.T) {
 	s := openTest(t)
 	defer func() { s.Close() }()
 	rng := rand.New(rand.NewSource(7))
@@ -608,6 +619,34 @@ func TestSnapshotIsolation(t *testing.T) {
 	snap.Close()
 	if err := snap.ApplyDeltas(nil, cgraph.IgnoreOpts{}); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("write to snapshot: %v", err)
+	}
+}
+
+// TestUnchangedWriteWritesNothing: a write that changes nothing (a graph
+// replaced by the same quads, a duplicate add that is ignored) writes no
+// commit at all.
+func TestUnchangedWriteWritesNothing(t *testing.T) {
+	s := openTest(t)
+	defer s.Close()
+	ctx := context.Background()
+	g := benchMolecule(1)
+	if err := s.ReplaceGraphs(ctx, []Graph{g}); err != nil {
+		t.Fatal(err)
+	}
+	ts, top := s.readTs.Load(), s.db.MaxVersion()
+	if err := s.ReplaceGraphs(ctx, []Graph{g}); err != nil {
+		t.Fatal(err)
+	}
+	q := g.Quads[0]
+	q.Label = g.Name
+	if err := s.ApplyDeltas([]cgraph.Delta{{Quad: q, Action: cgraph.Add}}, cgraph.IgnoreOpts{IgnoreDup: true}); err != nil {
+		t.Fatal(err)
+	}
+	if s.readTs.Load() != ts || s.db.MaxVersion() != top {
+		t.Errorf("unchanged writes committed: timestamp %d -> %d, newest version %d -> %d", ts, s.readTs.Load(), top, s.db.MaxVersion())
+	}
+	if n, _, err := s.Counts(); n != 10 || err != nil {
+		t.Errorf("%d quads, %v", n, err)
 	}
 }
 

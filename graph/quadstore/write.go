@@ -1,11 +1,9 @@
 package quadstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	cgraph "github.com/cayleygraph/cayley/graph"
@@ -185,9 +183,22 @@ func (s *Store) ApplyDeltas(in []cgraph.Delta, opts cgraph.IgnoreOpts) error {
 			}
 		}
 	}
-	if err := w.commit(adds, dels); err != nil {
+	b := w.newBuilder()
+	ts, err := s.commit(commitOpts{estimate: 4 * (len(adds) + len(dels)), hooks: true}, func(bw *batchWriter) error {
+		for len(adds)+len(dels) > 0 { // in parts, so that Badger writes while the next is prepared
+			na := min(len(adds), partChanges)
+			nd := min(len(dels), partChanges-na)
+			if err := b.write(bw, adds[:na], dels[:nd]); err != nil {
+				return err
+			}
+			adds, dels = adds[na:], dels[nd:]
+		}
+		return b.finish(bw)
+	})
+	if err != nil {
 		return fmt.Errorf("apply deltas: %w", err)
 	}
+	b.publish(ts)
 	return nil
 }
 
@@ -209,18 +220,13 @@ func (s *Store) ReplaceGraphs(ctx context.Context, graphs []Graph) error {
 	defer s.wmu.Unlock()
 	w := s.newWtx()
 	defer w.close()
-	var adds, dels []change
-	seen := make(map[uint64]int, len(graphs))
-	var cur []ids
-	want := make(map[ids]quad.Value)
-	var order []ids
+	// Resolve every term first (on all cores), so that bad input fails
+	// before anything is written.
 	pre := w.preResolve(graphs)
+	gids := make([]uint64, len(graphs))
+	seen := make(map[uint64]int, len(graphs))
+	given := 0
 	for i, g := range graphs {
-		if i&255 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
 		p := &pre[i]
 		if p.err != nil {
 			return fmt.Errorf("replace graphs: graph %v: %w", g.Name, p.err)
@@ -230,192 +236,79 @@ func (s *Store) ReplaceGraphs(ctx context.Context, graphs []Graph) error {
 			return fmt.Errorf("replace graphs: %w: graph %v given twice (%d and %d)", ErrInvalidTerm, g.Name, j, i)
 		}
 		seen[gid] = i
-		clear(want)
-		order = order[:0]
-		for k, t := range p.quads {
-			qi := ids{w.known(t[0]), w.known(t[1]), w.known(t[2]), gid}
-			want[qi] = g.Quads[k].Object
-			order = append(order, qi)
-		}
-		cur = cur[:0]
-		if gid&provBit == 0 {
-			sp := scanSpec{ix: indexes[3], n: 1, prefix: indexes[3].prefixKey(ids{3: gid}, 1)}
-			err := scan(ctx, w.txn, &sp, func(q ids) error {
-				cur = append(cur, q)
-				return nil
-			})
-			if err != nil {
-				return fmt.Errorf("replace graphs: %w", err)
-			}
-		}
-		for _, q := range cur {
-			if _, keep := want[q]; keep {
-				delete(want, q)
-				continue
-			}
-			obj, err := w.s.name(w.txn, q[2])
-			if err != nil {
-				return fmt.Errorf("replace graphs: %w", err)
-			}
-			dels = append(dels, change{q, obj})
-		}
-		for _, q := range order { // in order, so that ids are deterministic
-			if obj, ok := want[q]; ok {
-				adds = append(adds, change{q, obj})
-				delete(want, q)
-			}
-		}
+		gids[i] = gid
+		given += len(g.Quads)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := w.commit(adds, dels); err != nil {
-		return fmt.Errorf("replace graphs: %w", err)
-	}
-	return nil
-}
-
-// nodeUpdate is the new state of a node touched by a commit.
-type nodeUpdate struct {
-	id     uint64
-	enc    []byte
-	counts [4]uint64
-	isNew  bool
-}
-
-// commit writes the net changes adds and dels (dels never hold
-// provisional ids) with the node records and the state.
-func (w *wtx) commit(adds, dels []change) error {
-	if len(adds) == 0 && len(dels) == 0 {
-		return nil
-	}
-	s := w.s
-	st := s.st
-	// Real ids for the provisional ids that are used, in order of use.
-	real := make(map[uint64]uint64)
-	for i := range adds {
-		for d, id := range adds[i].q {
-			if id&provBit == 0 {
-				continue
+	b := w.newBuilder()
+	ts, err := s.commit(commitOpts{estimate: 5 * given, hooks: true}, func(bw *batchWriter) error {
+		var adds, dels []change
+		var cur []ids
+		want := make(map[ids]quad.Value)
+		var order []ids
+		for i, g := range graphs {
+			gid, p := gids[i], &pre[i]
+			clear(want)
+			order = order[:0]
+			for k, t := range p.quads {
+				qi := ids{w.known(t[0]), w.known(t[1]), w.known(t[2]), gid}
+				want[qi] = g.Quads[k].Object
+				order = append(order, qi)
 			}
-			r, ok := real[id]
-			if !ok {
-				r = st.nextID
-				st.nextID++
-				real[id] = r
+			cur = cur[:0]
+			if gid&provBit == 0 { // a new graph has no quads to compare with
+				sp := scanSpec{ix: indexes[3], n: 1, prefix: indexes[3].prefixKey(ids{3: gid}, 1)}
+				err := scan(ctx, w.txn, &sp, func(q ids) error {
+					cur = append(cur, q)
+					return nil
+				})
+				if err != nil {
+					return err
+				}
 			}
-			adds[i].q[d] = r
-		}
-	}
-	// Count changes per node and direction.
-	delta := make(map[uint64]*[4]int64)
-	bump := func(q ids, by int64) {
-		for d, id := range q {
-			if id == 0 {
-				continue
+			for _, q := range cur {
+				if _, keep := want[q]; keep {
+					delete(want, q)
+					continue
+				}
+				obj, err := w.s.name(w.txn, q[2])
+				if err != nil {
+					return err
+				}
+				dels = append(dels, change{q, obj})
 			}
-			c := delta[id]
-			if c == nil {
-				c = new([4]int64)
-				delta[id] = c
+			for _, q := range order { // in order, so that ids are deterministic
+				if obj, ok := want[q]; ok {
+					adds = append(adds, change{q, obj})
+					delete(want, q)
+				}
 			}
-			c[d] += by
-		}
-	}
-	for _, c := range adds {
-		bump(c.q, 1)
-	}
-	for _, c := range dels {
-		bump(c.q, -1)
-	}
-	newEnc := make(map[uint64][]byte, len(real))
-	for prov, r := range real {
-		newEnc[r] = w.encs[prov&^provBit]
-	}
-	updates := make([]nodeUpdate, 0, len(delta))
-	for id, dc := range delta {
-		u := nodeUpdate{id: id}
-		if enc, ok := newEnc[id]; ok {
-			u.enc, u.isNew = enc, true
-		} else {
-			item, err := w.txn.Get(nodeKey(id))
-			if err != nil {
-				return fmt.Errorf("node %d: %w", id, err)
-			}
-			err = item.Value(func(b []byte) error {
-				c, enc, err := decodeNode(b)
-				u.counts, u.enc = c, append([]byte(nil), enc...)
-				return err
-			})
-			if err != nil {
-				return fmt.Errorf("node %d: %w", id, err)
+			// Hand a part to Badger every partChanges changes, so that
+			// Badger writes it while the next part is prepared.
+			if len(adds)+len(dels) >= partChanges || i == len(graphs)-1 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := b.write(bw, adds, dels); err != nil {
+					return err
+				}
+				adds, dels = adds[:0], dels[:0]
 			}
 		}
-		for d := range u.counts {
-			n := int64(u.counts[d]) + dc[d]
-			if n < 0 {
-				return fmt.Errorf("%w: node %d count below zero", ErrCorrupt, id)
-			}
-			u.counts[d] = uint64(n)
-		}
-		updates = append(updates, u)
-	}
-	slices.SortFunc(updates, func(a, b nodeUpdate) int {
-		switch {
-		case a.id < b.id:
-			return -1
-		case a.id > b.id:
-			return 1
-		}
-		return 0
-	})
-	st.quads = st.quads + uint64(len(adds)) - uint64(len(dels))
-	var dead [][]byte
-	type born struct {
-		enc []byte
-		id  uint64
-	}
-	var newborn []born
-	for _, u := range updates {
-		alive := u.counts != [4]uint64{}
-		switch {
-		case u.isNew && alive:
-			st.nodes++
-			newborn = append(newborn, born{u.enc, u.id})
-		case !u.isNew && !alive:
-			st.nodes--
-			dead = append(dead, u.enc)
-		}
-	}
-	numCache := make(map[uint64]numeric)
-	numOf := func(c change) (numeric, bool) {
-		if n, ok := numCache[c.q[2]]; ok {
-			return n, !isNaN(n)
-		}
-		n, ok := numericOf(c.obj)
-		if !ok {
-			n = numeric{f: nan}
-		}
-		numCache[c.q[2]] = n
-		return n, ok
-	}
-	entries := len(updates) + 4*(len(adds)+len(dels))
-	ts, err := s.commit(entries, func(bw *batchWriter) error {
-		if err := writeEntries(bw, updates, adds, dels, numOf); err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return bw.set(keyState, st.encode())
-	}, true)
+		return b.finish(bw)
+	})
 	if err != nil {
-		return err
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			return cerr
+		}
+		return fmt.Errorf("replace graphs: %w", err)
 	}
-	s.st = st
-	for _, enc := range dead {
-		s.terms.remove(enc)
-	}
-	for _, b := range newborn {
-		s.terms.put(b.enc, b.id, ts)
-	}
+	b.publish(ts)
 	return nil
 }
 
@@ -462,91 +355,6 @@ func (w *quadWriter) flush() error {
 }
 
 func (w *quadWriter) Close() error { return w.flush() }
-
-// writeEntries writes the node records and the index entries of a commit.
-// Each index's keys are written in key order: Badger's memtable is a
-// skiplist, and inserting in order keeps the search path in the CPU cache
-// (random order made an insert cost ~2 µs in cache misses).
-func writeEntries(bw *batchWriter, updates []nodeUpdate, adds, dels []change, numOf func(change) (numeric, bool)) error {
-	// KVLoader copies each key (it appends the version), so one buffer
-	// serves all index keys.
-	key := make([]byte, 0, maxNumericKeyLen)
-	var terms [][2][]byte
-	for _, u := range updates {
-		var err error
-		if u.counts == [4]uint64{} {
-			if err = bw.del(nodeKey(u.id)); err == nil {
-				err = bw.del(termKey(u.enc))
-			}
-		} else {
-			err = bw.set(nodeKey(u.id), encodeNode(u.counts, u.enc))
-			if u.isNew {
-				terms = append(terms, [2][]byte{termKey(u.enc), nodeKey(u.id)[1:]})
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
-	slices.SortFunc(terms, func(a, b [2][]byte) int { return bytes.Compare(a[0], b[0]) })
-	for _, t := range terms {
-		if err := bw.set(t[0], t[1]); err != nil {
-			return err
-		}
-	}
-	for _, part := range []struct {
-		cs  []change
-		del bool
-	}{{dels, true}, {adds, false}} {
-		// Each index's order is sorted on its own goroutine, so that the
-		// sorting overlaps with writing the previous index.
-		var sorted [len(indexes)]chan []ids
-		for i, ix := range indexes {
-			sorted[i] = make(chan []ids, 1)
-			go func() {
-				qs := make([]ids, len(part.cs))
-				for j, c := range part.cs {
-					qs[j] = c.q
-				}
-				slices.SortFunc(qs, ix.compare)
-				sorted[i] <- qs
-			}()
-		}
-		for i, ix := range indexes {
-			for _, q := range <-sorted[i] {
-				k := ix.key(key[:0], q)
-				var err error
-				if part.del {
-					err = bw.del(k)
-				} else {
-					err = bw.set(k, nil)
-				}
-				if err != nil {
-					return err
-				}
-			}
-		}
-		var nums [][]byte
-		for _, c := range part.cs {
-			if n, ok := numOf(c); ok {
-				nums = append(nums, numericKey(nil, c.q, n.f))
-			}
-		}
-		slices.SortFunc(nums, bytes.Compare)
-		for _, k := range nums {
-			var err error
-			if part.del {
-				err = bw.del(k)
-			} else {
-				err = bw.set(k, nil)
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
 
 // term is a term resolved against the snapshot: its encoding and, if
 // stored, its id.
