@@ -73,3 +73,18 @@ func (b *nativeBackend) view(ctx context.Context, fn func(qs cgraph.QuadStore) e
 func (b *nativeBackend) recovered() bool { return b.qs.Recovered() }
 
 func (b *nativeBackend) close() error { return b.qs.Close() }
+
+// dropDefault skips quads of the default graph, which molgraph never
+// writes to (as nativeBackend.match does).
+func dropDefault(fn func(quad.Quad) error) func(quad.Quad) error {
+	return func(q quad.Quad) error {
+		if q.Label == nil {
+			return nil
+		}
+		return fn(q)
+	}
+}
+
+func quadRange(r Range) quadstore.Range {
+	return quadstore.Range{Min: r.Min, Max: r.Max, MinExclusive: r.MinExclusive, MaxExclusive: r.MaxExclusive}
+}

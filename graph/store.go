@@ -139,7 +139,10 @@ type Store struct {
 // dir/blobs. An interrupted commit of an earlier process is rolled back
 // first.
 func Open(dir string, opt Options) (*Store, error) {
-	qs, err := quadstore.Open(filepath.Join(dir, "quads"), quadstore.Options{SyncWrites: opt.SyncWrites})
+	// The term caches hold a million entries each: enough for the working
+	// set of queries over a few hundred thousand resources, which would
+	// otherwise read a term from Badger for most rows.
+	qs, err := quadstore.Open(filepath.Join(dir, "quads"), quadstore.Options{SyncWrites: opt.SyncWrites, CacheEntries: 1 << 20})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -442,4 +445,190 @@ func (s *Store) Stats(ctx context.Context) (quads, nodes int64, err error) {
 		return 0, 0, ErrClosed
 	}
 	return s.b.stats(ctx)
+}
+
+// View is a read view of a Store for a run of many reads, such as one query:
+// on the native backend it reads one consistent snapshot through one
+// transaction, re-seeking pooled iterators and remembering resolved terms,
+// which makes each small Match much cheaper than Store.Match; on the other
+// backends it reads through the Store. A View is not safe for concurrent
+// use. Close it when done.
+type View struct {
+	s  *Store
+	nv *quadstore.View // nil: read through s
+}
+
+// ReadView returns a read view of the last committed state.
+func (s *Store) ReadView(ctx context.Context) (*View, error) {
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	v := &View{s: s}
+	if nb, ok := s.b.(*nativeBackend); ok {
+		nv, err := nb.qs.NewView()
+		if err != nil {
+			return nil, err
+		}
+		v.nv = nv
+	}
+	return v, nil
+}
+
+// Close releases the view. It always returns nil.
+func (v *View) Close() error {
+	if v.nv != nil {
+		v.nv.Close()
+	}
+	return nil
+}
+
+// Match is Store.Match read from the view.
+func (v *View) Match(ctx context.Context, p Pattern, fn func(quad.Quad) error) error {
+	if v.nv == nil {
+		return v.s.Match(ctx, p, fn)
+	}
+	if v.s.closed.Load() {
+		return ErrClosed
+	}
+	return v.nv.Match(ctx, pattern(p), quadstore.MatchOptions{}, dropDefault(fn))
+}
+
+// MatchTriples calls fn once for every triple (subject, predicate, object)
+// that matches p in at least one named graph of the view (the RDF merge of
+// all named graphs, molgraph's default graph); p.Label must be nil, and the
+// reported quads have a nil Label.
+func (v *View) MatchTriples(ctx context.Context, p Pattern, fn func(quad.Quad) error) error {
+	if p.Label != nil {
+		return fmt.Errorf("match triples: %w: label %v given", ErrInvalidQuad, p.Label)
+	}
+	if v.nv != nil {
+		if v.s.closed.Load() {
+			return ErrClosed
+		}
+		return v.nv.Match(ctx, pattern(p), quadstore.MatchOptions{Triples: true}, fn)
+	}
+	seen := map[quad.Quad]bool{}
+	return v.s.Match(ctx, p, func(q quad.Quad) error {
+		q.Label = nil
+		if seen[q] {
+			return nil
+		}
+		seen[q] = true
+		return fn(q)
+	})
+}
+
+// NumericRange is Store.NumericRange read from the view.
+func (v *View) NumericRange(ctx context.Context, pred quad.IRI, r Range, fn func(quad.Quad) error) error {
+	if v.nv == nil {
+		return v.s.NumericRange(ctx, pred, r, fn)
+	}
+	if v.s.closed.Load() {
+		return ErrClosed
+	}
+	return v.nv.NumericRange(ctx, pred, quadRange(r), quadstore.MatchOptions{}, dropDefault(fn))
+}
+
+// NumericRangeTriples is NumericRange over the triples of the merged named
+// graphs: each (subject, object) pair once, with a nil Label.
+func (v *View) NumericRangeTriples(ctx context.Context, pred quad.IRI, r Range, fn func(quad.Quad) error) error {
+	if v.nv != nil {
+		if v.s.closed.Load() {
+			return ErrClosed
+		}
+		return v.nv.NumericRange(ctx, pred, quadRange(r), quadstore.MatchOptions{Triples: true}, fn)
+	}
+	seen := map[quad.Quad]bool{}
+	return v.s.NumericRange(ctx, pred, r, func(q quad.Quad) error {
+		q.Label = nil
+		if seen[q] {
+			return nil
+		}
+		seen[q] = true
+		return fn(q)
+	})
+}
+
+// EstimateCount estimates how many quads match p. On the native backend
+// it is exact for patterns with at most one bound term and for those
+// matching up to 10,000 quads; beyond, it is an upper bound (the smallest
+// use count of the bound terms), found without a long scan.
+func (v *View) EstimateCount(ctx context.Context, p Pattern) (int64, error) {
+	if v.nv == nil {
+		return v.s.EstimateCount(ctx, p)
+	}
+	if v.s.closed.Load() {
+		return 0, ErrClosed
+	}
+	return v.nv.Estimate(ctx, pattern(p), 10000)
+}
+
+// Graphs is Store.Graphs (the list of graphs is read from the store).
+func (v *View) Graphs(ctx context.Context, fn func(quad.IRI) error) error {
+	return v.s.Graphs(ctx, fn)
+}
+
+// ErrNoIDs is returned by the id methods of a View on a backend without
+// term ids (see View.HasIDs).
+var ErrNoIDs = errors.New("store has no term ids")
+
+// HasIDs reports whether the view's backend numbers its terms (the native
+// backend): then TermID, MatchTriplesIDs and NumericRangeTriplesIDs work.
+// Within one view, equal ids mean the same stored term.
+func (v *View) HasIDs() bool { return v.nv != nil }
+
+// TermID returns the id of term t in the view, 0 when t is not stored.
+func (v *View) TermID(t quad.Value) (uint64, error) {
+	if v.nv == nil {
+		return 0, ErrNoIDs
+	}
+	return v.nv.ID(t)
+}
+
+// MatchTriplesIDs is MatchTriples that also passes the ids of each
+// triple's terms and does not decode the positions (subject, predicate,
+// object) marked in skip (left nil).
+func (v *View) MatchTriplesIDs(ctx context.Context, p Pattern, skip [3]bool, fn func(quad.Quad, [3]uint64) error) error {
+	if v.nv == nil {
+		return ErrNoIDs
+	}
+	if p.Label != nil {
+		return fmt.Errorf("match triples: %w: label %v given", ErrInvalidQuad, p.Label)
+	}
+	if v.s.closed.Load() {
+		return ErrClosed
+	}
+	opt := quadstore.MatchOptions{Triples: true, Skip: [4]bool{skip[0], skip[1], skip[2]}}
+	return v.nv.MatchIDs(ctx, pattern(p), opt, func(q quad.Quad, id [4]uint64) error {
+		return fn(q, [3]uint64{id[0], id[1], id[2]})
+	})
+}
+
+// NumericRangeTriplesIDs is NumericRangeTriples that also passes the ids
+// of each triple's terms; the subject is not decoded (left nil) when
+// skipSubject is set.
+func (v *View) NumericRangeTriplesIDs(ctx context.Context, pred quad.IRI, r Range, skipSubject bool, fn func(quad.Quad, [3]uint64) error) error {
+	if v.nv == nil {
+		return ErrNoIDs
+	}
+	if v.s.closed.Load() {
+		return ErrClosed
+	}
+	opt := quadstore.MatchOptions{Triples: true, Skip: [4]bool{skipSubject}}
+	return v.nv.NumericRangeIDs(ctx, pred, quadRange(r), opt, func(q quad.Quad, id [4]uint64) error {
+		return fn(q, [3]uint64{id[0], id[1], id[2]})
+	})
+}
+
+// CountNumericRange estimates the size of NumericRange(pred, r), counting
+// at most limit quads (of any graph); only the native backend has it
+// (ErrNoIDs otherwise).
+func (v *View) CountNumericRange(ctx context.Context, pred quad.IRI, r Range, limit int64) (int64, error) {
+	if v.nv == nil {
+		return 0, ErrNoIDs
+	}
+	if v.s.closed.Load() {
+		return 0, ErrClosed
+	}
+	return v.nv.CountNumericRange(ctx, pred, quadRange(r), limit)
 }

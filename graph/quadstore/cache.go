@@ -8,9 +8,11 @@ import (
 )
 
 // The two in-process caches of the term dictionary. Each is split into
-// shards; a shard that reaches its share of the bound is emptied (cheaper
-// than LRU bookkeeping on every hit, and a dictionary lookup on a miss is one
-// Badger read). Ids are never reused, so an id -> term entry is valid
+// shards; a shard that reaches its share of the bound drops a quarter of its
+// entries, chosen at random (cheaper than LRU bookkeeping on every hit, and a
+// dictionary lookup on a miss is one Badger read). Emptying the whole shard
+// instead would make a scan over a working set a little larger than the
+// cache miss on every term. Ids are never reused, so an id -> term entry is valid
 // forever; a term -> id entry records the commit that created the id, and a
 // snapshot older than that does not use it.
 
@@ -56,7 +58,7 @@ func (c *termCache) put(enc []byte, id, born uint64) {
 	sh := &c.shards[c.shard(enc)]
 	sh.mu.Lock()
 	if len(sh.m) >= c.max {
-		clear(sh.m)
+		evict(sh.m)
 	}
 	sh.m[string(enc)] = termEntry{id: id, born: born}
 	sh.mu.Unlock()
@@ -106,8 +108,24 @@ func (c *nameCache) put(id uint64, v quad.Value) {
 	sh := &c.shards[id%cacheShards]
 	sh.mu.Lock()
 	if len(sh.m) >= c.max {
-		clear(sh.m)
+		evict(sh.m)
 	}
 	sh.m[id] = v
 	sh.mu.Unlock()
+}
+
+// evict deletes about a quarter of m's entries, chosen by Go's randomised
+// map iteration order.
+func evict[K comparable, V any](m map[K]V) {
+	n := len(m) / 4
+	if n == 0 {
+		n = 1
+	}
+	for k := range m {
+		if n == 0 {
+			break
+		}
+		delete(m, k)
+		n--
+	}
 }

@@ -28,6 +28,17 @@
 // bound; otherwise it is evaluated once, cached, and joined by
 // compatibility.
 //
+// Within a basic graph pattern over the default graph, a pattern looked up
+// many times is switched to a hash join: its triples are read once into a
+// table keyed by the join terms (by the store's term ids on the native
+// store, so the keys are never decoded), once the lookups made would have
+// paid for the scan, or at once when it follows a full or range scan large
+// enough (see hashjoin.go).
+// Each evaluation reads through the source's read view when it has one
+// (ReadViewer: *graph.Store): one snapshot for the whole query, pooled
+// iterators, and triples of the merged graphs reported once by the store
+// (TripleMatcher) instead of being deduplicated here.
+//
 // Dataset: with no FROM/FROM NAMED and no protocol dataset, the default graph
 // is the union of all named graphs of the source (molgraph's model) and the
 // named graphs are all graphs. A Dataset gives an explicit default graph (the

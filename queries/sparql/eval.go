@@ -79,9 +79,17 @@ type exec struct {
 	// rangeWorthy caches rangeWorth per predicate and active graph.
 	rangeWorthy map[rangeWorthKey]bool
 	bnodeSeq    int
-	now         time.Time
-	ticks       int
-	strs        map[string]quad.Value
+	// solution is the number of the solution mapping whose expressions
+	// are being evaluated (0: none), for BNODE(str), which must give the
+	// same blank node for the same string within one solution.
+	solution int
+	now      time.Time
+	ticks    int
+	strs     map[string]quad.Value
+	hashes   map[hashKey]*hashTable
+	// idm is the read view's term ids, when it has them (nil otherwise):
+	// BGPs then track the id of each term they bind from the source.
+	idm idSource
 }
 
 type memoKey struct {
@@ -99,7 +107,7 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 	ex := &exec{ctx: ctx, src: src, q: q, nvars: len(q.vars),
 		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{},
 		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
-		rangeWorthy: map[rangeWorthKey]bool{}, now: opts.Now}
+		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, now: opts.Now}
 	if ex.now.IsZero() {
 		ex.now = time.Now()
 	}
@@ -155,14 +163,7 @@ func (ex *exec) match(g gctx, s, p, o quad.Value, fn func(q quad.Quad) error) er
 			cbErr = f(q)
 			return cbErr
 		})
-		if err == nil || err == cbErr {
-			return err
-		}
-		// The error comes from the source itself.
-		if ctxE := ex.ctx.Err(); ctxE != nil {
-			return ctxErr(ctxE)
-		}
-		return fmt.Errorf("sparql: match: %w: %w", ErrSource, err)
+		return ex.sourceErr(err, cbErr)
 	}
 	if g.named {
 		return call(g.label, fn)
@@ -174,6 +175,21 @@ func (ex *exec) match(g gctx, s, p, o quad.Value, fn func(q quad.Quad) error) er
 			}
 			return fn(q)
 		})
+	}
+	if ex.defaults == nil {
+		if tm, ok := ex.src.(TripleMatcher); ok {
+			// The source merges the graphs itself.
+			var cbErr error
+			err := tm.MatchTriples(ex.ctx, graph.Pattern{Subject: s, Predicate: p, Object: o}, func(q quad.Quad) error {
+				if err := ex.tick(); err != nil {
+					cbErr = err
+					return err
+				}
+				cbErr = fn(q)
+				return cbErr
+			})
+			return ex.sourceErr(err, cbErr)
+		}
 	}
 	var labels []quad.Value
 	if ex.defaults == nil {
@@ -242,6 +258,68 @@ func (ex *exec) match(g gctx, s, p, o quad.Value, fn func(q quad.Quad) error) er
 		}
 	}
 	return nil
+}
+
+// sourceErr turns the error of a source call into the evaluation's error:
+// cbErr, the error the callback returned, passes unchanged.
+func (ex *exec) sourceErr(err, cbErr error) error {
+	if err == nil || err == cbErr {
+		return err
+	}
+	// The error comes from the source itself.
+	if ctxE := ex.ctx.Err(); ctxE != nil {
+		return ctxErr(ctxE)
+	}
+	return fmt.Errorf("sparql: match: %w: %w", ErrSource, err)
+}
+
+// ReadViewer is an optional interface of a Source: ReadView returns a view
+// that one evaluation reads through, for a consistent snapshot and cheaper
+// lookups. *graph.Store implements it.
+type ReadViewer interface {
+	ReadView(ctx context.Context) (*graph.View, error)
+}
+
+// TripleMatcher is an optional interface of a Source: MatchTriples reports
+// each triple matching p (Label nil) once, over the merge of all graphs
+// (molgraph's default graph), and NumericRangeTriples does the same for
+// NumericRange. *graph.View implements it.
+type TripleMatcher interface {
+	MatchTriples(ctx context.Context, p graph.Pattern, fn func(quad.Quad) error) error
+	NumericRangeTriples(ctx context.Context, pred quad.IRI, r graph.Range, fn func(quad.Quad) error) error
+}
+
+// idSource is a source view with term ids (*graph.View with HasIDs):
+// ids are equal exactly when the stored terms are the same.
+type idSource interface {
+	TermID(t quad.Value) (uint64, error)
+	MatchTriplesIDs(ctx context.Context, p graph.Pattern, skip [3]bool, fn func(quad.Quad, [3]uint64) error) error
+	NumericRangeTriplesIDs(ctx context.Context, pred quad.IRI, r graph.Range, skipSubject bool, fn func(quad.Quad, [3]uint64) error) error
+}
+
+// open switches the execution to a read view of its source when the
+// source has one; the returned function switches back and releases it.
+func (ex *exec) open() (func(), error) {
+	rv, ok := ex.src.(ReadViewer)
+	if !ok {
+		return func() {}, nil
+	}
+	v, err := rv.ReadView(ex.ctx)
+	if err != nil {
+		if ctxE := ex.ctx.Err(); ctxE != nil {
+			return nil, ctxErr(ctxE)
+		}
+		return nil, fmt.Errorf("sparql: open: %w: %w", ErrSource, err)
+	}
+	src := ex.src
+	ex.src = v
+	if v.HasIDs() {
+		ex.idm = v
+	}
+	return func() {
+		ex.src, ex.idm = src, nil
+		v.Close()
+	}, nil
 }
 
 // ---- the evaluator ----
@@ -350,7 +428,7 @@ func (ex *exec) eval(n node, g gctx, in row, emit emitFn) error {
 		})
 	case *nExtend:
 		return ex.eval(x.p, g, in, func(a row) error {
-			v, err := ex.evalExpr(x.e, g, a)
+			v, err := ex.evalInSolution(x.e, g, a)
 			if err != nil && err != errEval {
 				return err
 			}
@@ -648,14 +726,33 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 			return err
 		}
 	}
+	// rid[v] is the source's id of the term bound to v by a step of this
+	// BGP, 0 when unknown (bound before, or by a path).
+	var rid []uint64
+	if ex.idm != nil {
+		rid = make([]uint64, len(r))
+	}
+	// The continuation of each step is made once per call, not per row.
+	nexts := make([]func() error, len(pl.order))
 	var step func(i int) error
 	step = func(i int) error {
 		if i == len(pl.order) {
 			return emit(r)
 		}
 		tp := &b.pats[pl.order[i]]
-		next := func() error {
-			for _, f := range pl.filters[i] {
+		next := nexts[i]
+		if tp.path != nil {
+			return ex.evalPathPattern(tp, g, r, next)
+		}
+		if pl.ranges != nil && pl.ranges[i] != nil {
+			return ex.matchRange(tp, *pl.ranges[i], g, r, rid, next)
+		}
+		return ex.matchPattern(tp, g, r, rid, i == 1 && pl.eagerHash, next)
+	}
+	for i := range nexts {
+		filters := pl.filters[i]
+		nexts[i] = func() error {
+			for _, f := range filters {
 				ok, err := ex.test(f, g, r)
 				if err != nil {
 					return err
@@ -666,13 +763,6 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 			}
 			return step(i + 1)
 		}
-		if tp.path != nil {
-			return ex.evalPathPattern(tp, g, r, next)
-		}
-		if pl.ranges != nil && pl.ranges[i] != nil {
-			return ex.matchRange(tp, *pl.ranges[i], g, r, next)
-		}
-		return ex.matchPattern(tp, g, r, next)
 	}
 	return step(0)
 }
@@ -684,8 +774,10 @@ func (ex *exec) resolve(t term, r row) quad.Value {
 	return t.v
 }
 
-// matchPattern binds one triple pattern against the source.
-func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, next func() error) error {
+// matchPattern binds one triple pattern against the source; rid (nil
+// without ids) receives the ids of the terms it binds; eager asks for a
+// hash join at once (bgpPlan.eagerHash).
+func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager bool, next func() error) error {
 	s, p, o := ex.resolve(tp.s, r), ex.resolve(tp.p, r), ex.resolve(tp.o, r)
 	gv := g
 	if g.gvar >= 0 && r[g.gvar] != nil {
@@ -703,6 +795,21 @@ func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, next func() error) er
 		if _, ok := p.(quad.IRI); !ok {
 			return nil
 		}
+	}
+	if handled, err := ex.hashLookup(tp, gv, [3]quad.Value{s, p, o}, r, rid, eager, next); handled {
+		return err
+	}
+	if rid != nil && !gv.named && gv.gvar < 0 && ex.defaults == nil {
+		var cbErr error
+		err := ex.idm.MatchTriplesIDs(ex.ctx, graph.Pattern{Subject: s, Predicate: p, Object: o}, [3]bool{}, func(q quad.Quad, id [3]uint64) error {
+			if err := ex.tick(); err != nil {
+				cbErr = err
+				return err
+			}
+			cbErr = ex.bindTriple(tp, r, rid, [3]quad.Value{q.Subject, q.Predicate, q.Object}, &id, next)
+			return cbErr
+		})
+		return ex.sourceErr(err, cbErr)
 	}
 	return ex.match(gv, s, p, o, func(q quad.Quad) error {
 		var set [4]int
@@ -737,4 +844,57 @@ func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, next func() error) er
 		}
 		return err
 	})
+}
+
+// bindTriple binds the variables of tp to the terms of triple t, calls next
+// when they agree with r and unbinds them again. With ids (rid and id not
+// nil) it records the ids of the terms it binds; a nil term of t is one
+// the caller knows to equal the bound value (a hash join key matched by
+// id).
+func (ex *exec) bindTriple(tp *triplePat, r row, rid []uint64, t [3]quad.Value, id *[3]uint64, next func() error) error {
+	var set [3]int
+	n := 0
+	for i, pt := range [3]term{tp.s, tp.p, tp.o} {
+		if !pt.isVar() {
+			continue
+		}
+		if cur := r[pt.slot]; cur != nil {
+			if t[i] != nil && !sameTerm(cur, t[i]) {
+				for j := 0; j < n; j++ {
+					r[set[j]] = nil
+					if rid != nil {
+						rid[set[j]] = 0
+					}
+				}
+				return nil
+			}
+			continue
+		}
+		r[pt.slot] = t[i]
+		if rid != nil && id != nil {
+			rid[pt.slot] = id[i]
+		}
+		set[n] = pt.slot
+		n++
+	}
+	err := next()
+	for j := 0; j < n; j++ {
+		r[set[j]] = nil
+		if rid != nil {
+			rid[set[j]] = 0
+		}
+	}
+	return err
+}
+
+// evalInSolution evaluates e as an expression of the solution r (a BIND or
+// a SELECT expression): BNODE(str) calls in it share blank nodes per
+// string.
+func (ex *exec) evalInSolution(e expr, g gctx, r row) (quad.Value, error) {
+	saved := ex.solution
+	ex.bnodeSeq++
+	ex.solution = ex.bnodeSeq
+	v, err := ex.evalExpr(e, g, r)
+	ex.solution = saved
+	return v, err
 }

@@ -97,7 +97,12 @@ func (ex *exec) evalOp(x *eOp, g gctx, r row) (quad.Value, error) {
 		}
 		return boolValue(!a), nil
 	}
-	args := make([]quad.Value, len(x.args))
+	var buf [3]quad.Value
+	args := buf[:0]
+	if len(x.args) > len(buf) {
+		args = make([]quad.Value, 0, len(x.args))
+	}
+	args = args[:len(x.args)]
 	for i, a := range x.args {
 		v, err := ex.evalExpr(a, g, r)
 		if err != nil {
@@ -271,7 +276,12 @@ func (ex *exec) evalCall(x *eCall, g gctx, r row) (quad.Value, error) {
 			return quad.BNode(fmt.Sprintf("f%d", ex.bnodeSeq)), nil
 		}
 	}
-	args := make([]quad.Value, len(x.args))
+	var buf [3]quad.Value
+	args := buf[:0]
+	if len(x.args) > len(buf) {
+		args = make([]quad.Value, 0, len(x.args))
+	}
+	args = args[:len(x.args)]
 	for i, a := range x.args {
 		v, err := ex.evalExpr(a, g, r)
 		if err != nil {
@@ -285,6 +295,12 @@ func (ex *exec) evalCall(x *eCall, g gctx, r row) (quad.Value, error) {
 		s, ok := simpleString(args[0])
 		if !ok {
 			return nil, errEval
+		}
+		if ex.solution > 0 {
+			// The same string gives the same blank node within one
+			// solution (numbers are never reused, so other solutions
+			// and other calls get others).
+			return quad.BNode(fmt.Sprintf("s%d_%s", ex.solution, hex.EncodeToString([]byte(s)))), nil
 		}
 		ex.bnodeSeq++
 		return quad.BNode(fmt.Sprintf("s%d_%s", ex.bnodeSeq, hex.EncodeToString([]byte(s)))), nil
@@ -745,11 +761,59 @@ func (ex *exec) evalFunc(x *eFunc, g gctx, r row) (quad.Value, error) {
 	if len(x.args) != 1 || !strings.HasPrefix(string(x.iri), nsXSD) {
 		return nil, errEval
 	}
+	if op, ok := x.args[0].(*eOp); ok {
+		// A cast of arithmetic: cast the number without writing it out
+		// and parsing it back.
+		n, ok, err := ex.arithNum(op, g, r)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return castNum(x.iri, n)
+		}
+	}
 	v, err := ex.evalExpr(x.args[0], g, r)
 	if err != nil {
 		return nil, err
 	}
 	return cast(x.iri, v)
+}
+
+// arithNum evaluates x when it is + - * / and its value converts exactly
+// to and from its literal (an int, float or double result; evalOp gives
+// the literal): ok is false when x is something else, and the error is
+// evalOp's.
+func (ex *exec) arithNum(x *eOp, g gctx, r row) (n num, ok bool, err error) {
+	switch x.op {
+	case "+", "-", "*", "/":
+	default:
+		return num{}, false, nil
+	}
+	if len(x.args) != 2 {
+		return num{}, false, nil
+	}
+	var args [2]quad.Value
+	for i, a := range x.args {
+		v, err := ex.evalExpr(a, g, r)
+		if err != nil {
+			return num{}, false, err
+		}
+		args[i] = v
+	}
+	a, ok1 := toNum(args[0])
+	b, ok2 := toNum(args[1])
+	if !ok1 || !ok2 {
+		return num{}, false, errEval
+	}
+	res, err := arith(x.op, a, b)
+	if err != nil {
+		return num{}, false, err
+	}
+	switch res.k {
+	case kDouble, kFloat, kInt:
+		return res, true, nil
+	}
+	return num{}, false, nil // a decimal: evalOp's literal is rounded
 }
 
 func cast(to quad.IRI, v quad.Value) (quad.Value, error) {
@@ -774,11 +838,11 @@ func cast(to quad.IRI, v quad.Value) (quad.Value, error) {
 		lex = string(ts.Value)
 	}
 	n, isNum := toNum(v)
+	if isNum {
+		return castNum(to, n)
+	}
 	switch to {
 	case xsdString:
-		if isNum {
-			return quad.String(numString(n)), nil
-		}
 		if ts.Type == xsdBoolean {
 			if b, _ := ebv(ts); b {
 				return quad.String("true"), nil
@@ -787,15 +851,6 @@ func cast(to quad.IRI, v quad.Value) (quad.Value, error) {
 		}
 		return quad.String(lex), nil
 	case xsdBoolean:
-		if isNum {
-			switch n.k {
-			case kInt:
-				return boolValue(n.i != 0), nil
-			case kDec:
-				return boolValue(n.r.Sign() != 0), nil
-			}
-			return boolValue(n.f != 0 && !math.IsNaN(n.f)), nil
-		}
 		if isStr || ts.Type == xsdBoolean {
 			switch strings.TrimSpace(lex) {
 			case "true", "1":
@@ -809,9 +864,6 @@ func cast(to quad.IRI, v quad.Value) (quad.Value, error) {
 		k := kDouble
 		if to == xsdFloat {
 			k = kFloat
-		}
-		if isNum {
-			return n.as(k).value(), nil
 		}
 		if ts.Type == xsdBoolean {
 			b, _ := ebv(ts)
@@ -827,12 +879,6 @@ func cast(to quad.IRI, v quad.Value) (quad.Value, error) {
 		}
 		return nil, errEval
 	case xsdDecimal:
-		if isNum {
-			if (n.k == kFloat || n.k == kDouble) && (math.IsInf(n.f, 0) || math.IsNaN(n.f)) {
-				return nil, errEval
-			}
-			return n.as(kDec).value(), nil
-		}
 		if ts.Type == xsdBoolean {
 			b, _ := ebv(ts)
 			if b {
@@ -845,22 +891,6 @@ func cast(to quad.IRI, v quad.Value) (quad.Value, error) {
 		}
 		return nil, errEval
 	case xsdInteger:
-		if isNum {
-			switch n.k {
-			case kInt:
-				return n.value(), nil
-			case kDec:
-				q := new(big.Int).Quo(n.r.Num(), n.r.Denom())
-				return quad.TypedString{Value: quad.String(q.String()), Type: xsdInteger}, nil
-			}
-			if math.IsInf(n.f, 0) || math.IsNaN(n.f) {
-				return nil, errEval
-			}
-			t := math.Trunc(n.f)
-			bf := new(big.Float).SetFloat64(t)
-			bi, _ := bf.Int(nil)
-			return quad.TypedString{Value: quad.String(bi.String()), Type: xsdInteger}, nil
-		}
 		if ts.Type == xsdBoolean {
 			b, _ := ebv(ts)
 			if b {
@@ -879,6 +909,50 @@ func cast(to quad.IRI, v quad.Value) (quad.Value, error) {
 			}
 		}
 		return nil, errEval
+	}
+	return nil, errEval
+}
+
+// castNum is cast for a numeric value n.
+func castNum(to quad.IRI, n num) (quad.Value, error) {
+	switch to {
+	case xsdString:
+		return quad.String(numString(n)), nil
+	case xsdBoolean:
+		switch n.k {
+		case kInt:
+			return boolValue(n.i != 0), nil
+		case kDec:
+			return boolValue(n.r.Sign() != 0), nil
+		}
+		return boolValue(n.f != 0 && !math.IsNaN(n.f)), nil
+	case xsdDouble:
+		return n.as(kDouble).value(), nil
+	case xsdFloat:
+		return n.as(kFloat).value(), nil
+	case xsdDecimal:
+		if (n.k == kFloat || n.k == kDouble) && (math.IsInf(n.f, 0) || math.IsNaN(n.f)) {
+			return nil, errEval
+		}
+		return n.as(kDec).value(), nil
+	case xsdInteger:
+		switch n.k {
+		case kInt:
+			return n.value(), nil
+		case kDec:
+			q := new(big.Int).Quo(n.r.Num(), n.r.Denom())
+			return quad.TypedString{Value: quad.String(q.String()), Type: xsdInteger}, nil
+		}
+		if math.IsInf(n.f, 0) || math.IsNaN(n.f) {
+			return nil, errEval
+		}
+		t := math.Trunc(n.f)
+		if math.Abs(t) < 1<<62 {
+			return quad.TypedString{Value: quad.String(strconv.FormatInt(int64(t), 10)), Type: xsdInteger}, nil
+		}
+		bf := new(big.Float).SetFloat64(t)
+		bi, _ := bf.Int(nil)
+		return quad.TypedString{Value: quad.String(bi.String()), Type: xsdInteger}, nil
 	}
 	return nil, errEval
 }

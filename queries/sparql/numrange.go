@@ -230,7 +230,7 @@ type rangeWorthKey struct {
 // matchRange binds the pattern "?s <p> ?o" from a numeric range scan,
 // keeping only quads of the active graph and reporting a triple of the
 // merged default graph once, exactly as match does.
-func (ex *exec) matchRange(tp *triplePat, rg graph.Range, g gctx, r row, next func() error) error {
+func (ex *exec) matchRange(tp *triplePat, rg graph.Range, g gctx, r row, rid []uint64, next func() error) error {
 	gv := g
 	if g.gvar >= 0 && r[g.gvar] != nil {
 		l, ok := r[g.gvar].(quad.IRI)
@@ -242,7 +242,7 @@ func (ex *exec) matchRange(tp *triplePat, rg graph.Range, g gctx, r row, next fu
 	p := tp.p.v.(quad.IRI)
 	s, o := tp.s.slot, tp.o.slot
 	if r[s] != nil || r[o] != nil || gv.gvar == s || gv.gvar == o || !ex.rangeWorth(gv, p) {
-		return ex.matchPattern(tp, g, r, next)
+		return ex.matchPattern(tp, g, r, rid, false, next)
 	}
 	var keep func(q quad.Quad) bool
 	dedup := false
@@ -269,8 +269,32 @@ func (ex *exec) matchRange(tp *triplePat, rg graph.Range, g gctx, r row, next fu
 	if dedup {
 		seen = map[[2]quad.Value]bool{}
 	}
+	if rid != nil && dedup && ex.defaults == nil {
+		// The source reports each triple of the merged graphs once, with
+		// the ids of its terms.
+		var cbErr error
+		err := ex.idm.NumericRangeTriplesIDs(ex.ctx, p, rg, false, func(q quad.Quad, id [3]uint64) error {
+			if err := ex.tick(); err != nil {
+				cbErr = err
+				return err
+			}
+			if isLiteral(q.Subject) {
+				return nil
+			}
+			r[s], r[o], rid[s], rid[o] = q.Subject, q.Object, id[0], id[2]
+			cbErr = next()
+			r[s], r[o], rid[s], rid[o] = nil, nil, 0, 0
+			return cbErr
+		})
+		return ex.sourceErr(err, cbErr)
+	}
+	scan := ex.src.(NumericRanger).NumericRange
+	if tm, ok := ex.src.(TripleMatcher); ok && dedup && ex.defaults == nil {
+		// The source reports each triple of the merged graphs once.
+		scan, seen = tm.NumericRangeTriples, nil
+	}
 	var cbErr error
-	err := ex.src.(NumericRanger).NumericRange(ex.ctx, p, rg, func(q quad.Quad) error {
+	err := scan(ex.ctx, p, rg, func(q quad.Quad) error {
 		if err := ex.tick(); err != nil {
 			cbErr = err
 			return err

@@ -289,6 +289,10 @@ type bgpPlan struct {
 	// ranges[i], when not nil, is the numeric interval step i's object is
 	// scanned in through NumericRanger (nil slice: no range steps).
 	ranges []*graph.Range
+	// eagerHash: step 1 looks up every triple of step 0, a full scan of a
+	// plain pattern without filters, and they are many enough for a hash
+	// join to pay off at once (see hashLookup).
+	eagerHash bool
 }
 
 // estimate returns the source's estimated count for a pattern with its
@@ -441,7 +445,41 @@ func (ex *exec) planBGP(ctx context.Context, b *nBGP, bound varSet, filters []pu
 		}
 	}
 	ex.planRanges(b, bound, filters, pl)
+	if n >= 2 && len(pl.pre) == 0 && len(pl.filters[0]) == 0 {
+		first, second := &b.pats[pl.order[0]], &b.pats[pl.order[1]]
+		scan := first.path == nil && second.path == nil
+		for _, t := range []term{first.s, first.p, first.o} {
+			if t.isVar() && bound.has(t.slot) {
+				scan = false
+			}
+		}
+		if scan {
+			need := ex.estimate(ctx, second) / hashSeekCost
+			if pl.ranges != nil && pl.ranges[0] != nil {
+				// The range scan's size decides; counting its keys up to
+				// the threshold is cheap.
+				pl.eagerHash = ex.rangeAtLeast(first.p.v.(quad.IRI), *pl.ranges[0], need)
+			} else {
+				pl.eagerHash = ex.estimate(ctx, first) >= need
+			}
+		}
+	}
 	return pl
+}
+
+// rangeAtLeast reports whether a numeric range scan of pred over r yields
+// about n quads or more, when the source can count ranges (false when it
+// cannot).
+func (ex *exec) rangeAtLeast(pred quad.IRI, r graph.Range, n float64) bool {
+	c, ok := ex.src.(interface {
+		CountNumericRange(ctx context.Context, pred quad.IRI, r graph.Range, limit int64) (int64, error)
+	})
+	if !ok {
+		return false
+	}
+	limit := int64(math.Ceil(n))
+	got, err := c.CountNumericRange(ex.ctx, pred, r, limit)
+	return err == nil && got >= limit
 }
 
 func allIn(vs []int, s varSet) bool {

@@ -50,10 +50,15 @@ func Exec(ctx context.Context, src Source, q *Query, opts Options) (*Result, err
 	if q.form == Ask {
 		defer r.Close()
 		r.consumed = true
-		err := r.ex.evalSelect(q.sel, defaultGraph, func(row) error {
+		done, err := r.ex.open()
+		if err != nil {
+			return nil, err
+		}
+		err = r.ex.evalSelect(q.sel, defaultGraph, func(row) error {
 			r.Boolean = true
 			return errStop
 		})
+		done()
 		if err != nil && err != errStop {
 			return nil, err
 		}
@@ -96,10 +101,15 @@ func (r *Result) Solutions(fn func(Solution) error) error {
 		return err
 	}
 	defer r.Close()
+	done, err := r.ex.open()
+	if err != nil {
+		return err
+	}
+	defer done()
 	sol := make(Solution, len(r.q.sel.proj))
 	n := 0
 	var userErr error
-	err := r.ex.evalSelect(r.q.sel, defaultGraph, func(rw row) error {
+	err = r.ex.evalSelect(r.q.sel, defaultGraph, func(rw row) error {
 		if r.maxRows > 0 && n >= r.maxRows {
 			return fmt.Errorf("sparql: evaluate: %w (%d)", ErrRowLimit, r.maxRows)
 		}
@@ -149,6 +159,11 @@ func (r *Result) Triples(fn func(quad.Quad) error) error {
 		return err
 	}
 	defer r.Close()
+	done, err := r.ex.open()
+	if err != nil {
+		return err
+	}
+	defer done()
 	seen := map[quad.Quad]bool{}
 	n := 0
 	var userErr error
@@ -167,7 +182,6 @@ func (r *Result) Triples(fn func(quad.Quad) error) error {
 		}
 		return nil
 	}
-	var err error
 	if r.Form == Construct {
 		err = r.ex.construct(out)
 	} else {
@@ -222,14 +236,22 @@ func (ex *exec) evalSelectStages(sq *selectQuery, g gctx, final emitFn) error {
 		}
 	}
 	extend := ordered
+	// rowSolution numbers the row whose SELECT expressions are evaluated
+	// (see exec.solution).
+	rowSolution := 0
+	hasExprs := false
 	for i := len(sq.proj) - 1; i >= 0; i-- {
 		p := sq.proj[i]
 		if p.e == nil {
 			continue
 		}
+		hasExprs = true
 		next := extend
 		extend = func(r row) error {
+			saved := ex.solution
+			ex.solution = rowSolution
 			v, err := ex.evalExpr(p.e, g, r)
+			ex.solution = saved
 			if err != nil && err != errEval {
 				return err
 			}
@@ -239,6 +261,17 @@ func (ex *exec) evalSelectStages(sq *selectQuery, g gctx, final emitFn) error {
 			}
 			err = next(r)
 			r[p.slot] = old
+			return err
+		}
+	}
+	if hasExprs {
+		first := extend
+		extend = func(r row) error {
+			saved := rowSolution
+			ex.bnodeSeq++
+			rowSolution = ex.bnodeSeq
+			err := first(r)
+			rowSolution = saved
 			return err
 		}
 	}
@@ -380,6 +413,28 @@ func termKey(v quad.Value) string {
 
 // ---- grouping and aggregates ----
 
+// fastGroupKey returns a comparable form of v that is equal for two terms
+// exactly when their termKeys are, for the term types where that is cheap
+// to see (ok false otherwise).
+func fastGroupKey(v quad.Value) (quad.Value, bool) {
+	switch x := v.(type) {
+	case quad.IRI, quad.BNode, quad.String:
+		return v, true
+	case quad.TypedString:
+		if x.Type == xsdString {
+			return quad.String(x.Value), true
+		}
+		return v, true
+	case quad.LangString:
+		return quad.LangString{Value: x.Value, Lang: strings.ToLower(x.Lang)}, true
+	case quad.Int:
+		return fastGroupKey(x.TypedString()) // String() is TypedString().String()
+	case quad.Float:
+		return fastGroupKey(x.TypedString())
+	}
+	return nil, false
+}
+
 type aggState struct {
 	count    int64
 	sum      num
@@ -399,11 +454,16 @@ type groupState struct {
 }
 
 func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next emitFn) error {
+	// Groups are found by their key terms (normalised as termKey does)
+	// when there are few and each has a fast form, else by termKey strings.
 	groups := map[string]*groupState{}
-	var order []string
+	fast := map[[4]quad.Value]*groupState{}
+	var order []*groupState
 	keyVals := make([]quad.Value, len(sq.groupBy))
+	var kb strings.Builder
 	err := source(func(r row) error {
-		var kb strings.Builder
+		var fk [4]quad.Value
+		isFast := len(sq.groupBy) <= len(fk)
 		for i, gi := range sq.groupBy {
 			v, err := ex.evalExpr(gi.e, g, r)
 			if err != nil && err != errEval {
@@ -413,14 +473,26 @@ func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next e
 				v = nil
 			}
 			keyVals[i] = v
-			if v != nil {
-				kb.WriteString(termKey(v))
+			if isFast && v != nil {
+				fk[i], isFast = fastGroupKey(v)
 			}
-			kb.WriteByte(0)
 		}
-		k := kb.String()
-		gs, ok := groups[k]
-		if !ok {
+		var gs *groupState
+		var k string
+		if isFast {
+			gs = fast[fk]
+		} else {
+			kb.Reset()
+			for _, v := range keyVals {
+				if v != nil {
+					kb.WriteString(termKey(v))
+				}
+				kb.WriteByte(0)
+			}
+			k = kb.String()
+			gs = groups[k]
+		}
+		if gs == nil {
 			first := make(row, ex.nvars)
 			for i, gi := range sq.groupBy {
 				if gi.slot >= 0 {
@@ -428,8 +500,12 @@ func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next e
 				}
 			}
 			gs = &groupState{first: first, aggs: make([]aggState, len(sq.aggs))}
-			groups[k] = gs
-			order = append(order, k)
+			if isFast {
+				fast[fk] = gs
+			} else {
+				groups[k] = gs
+			}
+			order = append(order, gs)
 		}
 		for i, a := range sq.aggs {
 			if err := ex.accumulate(a, &gs.aggs[i], g, r); err != nil {
@@ -441,12 +517,10 @@ func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next e
 	if err != nil {
 		return err
 	}
-	if len(groups) == 0 && len(sq.groupBy) == 0 {
-		groups[""] = &groupState{first: make(row, ex.nvars), aggs: make([]aggState, len(sq.aggs))}
-		order = append(order, "")
+	if len(order) == 0 && len(sq.groupBy) == 0 {
+		order = append(order, &groupState{first: make(row, ex.nvars), aggs: make([]aggState, len(sq.aggs))})
 	}
-	for _, k := range order {
-		gs := groups[k]
+	for _, gs := range order {
 		r := gs.first
 		for i, a := range sq.aggs {
 			r[a.slot] = finishAgg(a, &gs.aggs[i])

@@ -954,5 +954,4 @@ var syntaxSkips = map[string]string{}
 // evalSkips lists evaluation tests we knowingly fail, with the reason.
 var evalSkips = map[string]string{
 	"sparql10/i18n/normalization-2": "test-data artifact: rapper removed the dot segments of the absolute IRI <eXAMPLE://a/./b/../b/%63/%7bfoo%7d#xyz> when converting normalization-02.ttl to N-Triples, while the query keeps them",
-	"sparql11/functions/bnode01":    "BNODE(str) must return the same blank node for the same string within one solution; the engine mints a fresh blank node per call",
 }
