@@ -83,6 +83,20 @@ type Batch struct {
 // has exited. The returned error is only for problems of the whole batch
 // (invalid parameters, box or receptor, temporary files).
 func (b *Batch) Run(ctx context.Context, ligands []Ligand, onEvent func(Event)) ([]Outcome, error) {
+	names := make([]string, len(ligands))
+	for i, l := range ligands {
+		names[i] = l.Name
+	}
+	return b.RunEach(ctx, names, func(_ context.Context, i int) (Ligand, error) { return ligands[i], nil }, onEvent)
+}
+
+// RunEach is Run for ligands prepared on demand: the worker that takes
+// ligand i calls prepare(ctx, i) just before docking it, so preparation
+// runs in parallel with other ligands' docking and no worker waits for a
+// whole group of ligands to be prepared (or docked) before starting the
+// next. names[i] names ligand i in events and outcomes. A prepare error is
+// that ligand's failure (a Failed event), like a vina error.
+func (b *Batch) RunEach(ctx context.Context, names []string, prepare func(ctx context.Context, i int) (Ligand, error), onEvent func(Event)) ([]Outcome, error) {
 	p := b.Params.WithDefaults()
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -107,16 +121,16 @@ func (b *Batch) Run(ctx context.Context, ligands []Ligand, onEvent func(Event)) 
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	if workers > len(ligands) {
-		workers = len(ligands)
+	if workers > len(names) {
+		workers = len(names)
 	}
 	if p.CPU == 0 && workers > 0 {
 		p.CPU = max(1, runtime.NumCPU()/workers)
 	}
 
-	outcomes := make([]Outcome, len(ligands))
-	for i, l := range ligands {
-		outcomes[i] = Outcome{Ligand: l.Name}
+	outcomes := make([]Outcome, len(names))
+	for i, n := range names {
+		outcomes[i] = Outcome{Ligand: n}
 	}
 	var mu sync.Mutex // serialises events and counters
 	done, failed := 0, 0
@@ -129,7 +143,7 @@ func (b *Batch) Run(ctx context.Context, ligands []Ligand, onEvent func(Event)) 
 		case Failed:
 			failed++
 		}
-		e.Done, e.Failed, e.Total = done, failed, len(ligands)
+		e.Done, e.Failed, e.Total = done, failed, len(names)
 		if onEvent != nil {
 			onEvent(e)
 		}
@@ -142,10 +156,24 @@ func (b *Batch) Run(ctx context.Context, ligands []Ligand, onEvent func(Event)) 
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				lig := ligands[i]
-				emit(Event{Kind: Started, Index: i, Ligand: lig.Name})
+				name := names[i]
+				if ctx.Err() != nil {
+					outcomes[i].Err = ctx.Err()
+					continue // cancelled: prepare nothing more
+				}
+				lig, err := prepare(ctx, i)
+				if ctx.Err() != nil {
+					outcomes[i].Err = ctx.Err()
+					continue // cancelled: not a ligand failure
+				}
+				if err != nil {
+					outcomes[i].Err = err
+					emit(Event{Kind: Failed, Index: i, Ligand: name, Err: err})
+					continue
+				}
+				emit(Event{Kind: Started, Index: i, Ligand: name})
 				res, err := b.Vina.Dock(ctx, recPath, lig, b.Box, p, func(f float64) {
-					emit(Event{Kind: Progress, Index: i, Ligand: lig.Name, Fraction: f})
+					emit(Event{Kind: Progress, Index: i, Ligand: name, Fraction: f})
 				})
 				if ctx.Err() != nil && err != nil {
 					outcomes[i].Err = ctx.Err()
@@ -153,19 +181,19 @@ func (b *Batch) Run(ctx context.Context, ligands []Ligand, onEvent func(Event)) 
 				}
 				outcomes[i].Result, outcomes[i].Err = res, err
 				if err != nil {
-					emit(Event{Kind: Failed, Index: i, Ligand: lig.Name, Err: err})
+					emit(Event{Kind: Failed, Index: i, Ligand: name, Err: err})
 				} else {
-					emit(Event{Kind: Finished, Index: i, Ligand: lig.Name, Result: res, Fraction: 1})
+					emit(Event{Kind: Finished, Index: i, Ligand: name, Result: res, Fraction: 1})
 				}
 			}
 		}()
 	}
 feed:
-	for i := range ligands {
+	for i := range names {
 		select {
 		case jobs <- i:
 		case <-ctx.Done():
-			for k := i; k < len(ligands); k++ {
+			for k := i; k < len(names); k++ {
 				outcomes[k].Err = ctx.Err()
 			}
 			break feed

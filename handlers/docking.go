@@ -298,23 +298,23 @@ func (s *Server) dockingResults(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// One bulk read of the job's results graphs, not one read per ligand.
+	all, err := d.Task.Results(r.Context(), rec)
+	if err != nil {
+		return err
+	}
 	var results []dockingResult
 	failures := []map[string]string{}
-	for _, lig := range rec.Ligands {
-		ligID := jobsdocking.LigandID(lig)
-		poses, failure, err := d.Task.Result(r.Context(), rec.IRI, ligID)
-		if err != nil {
-			return err
-		}
-		if failure != nil {
-			failures = append(failures, map[string]string{"ligand": ligID, "error": failure.Error})
+	for _, lr := range all {
+		ligID, poses := lr.Ligand, lr.Poses
+		if lr.Failure != nil {
+			failures = append(failures, map[string]string{"ligand": ligID, "error": lr.Failure.Error})
 			continue
 		}
 		if len(poses) == 0 {
-			continue // not docked yet
+			continue
 		}
-		sort.Slice(poses, func(i, j int) bool { return poses[i].Mode < poses[j].Mode })
-		res := dockingResult{Ligand: ligID}
+		res := dockingResult{Ligand: ligID} // poses come in mode order
 		for _, p := range poses {
 			res.Modes = append(res.Modes, dockingMode{Mode: p.Mode, Affinity: p.Affinity, RMSDLB: p.RMSDLB, RMSDUB: p.RMSDUB,
 				PoseURL: fmt.Sprintf("/v1/docking/jobs/%s/poses/%s/%d.sdf", id, ligID, p.Mode)})

@@ -29,6 +29,7 @@ func commands() []command {
 		{"keys", "manage API keys: create, list, revoke", keysCmd},
 		{"import", "upload an SD or SMILES file to a running server as a batch job, with progress", importCmd},
 		{"export", "write the whole graph to a file (N-Quads, N-Triples, Turtle, JSON-LD)", exportCmd},
+		{"dock", "submit a docking job to a running server and follow it until done, then print the results", dockCmd},
 	}
 }
 

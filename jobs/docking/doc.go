@@ -11,11 +11,17 @@
 //   - the inputs graph <job>/inputs, written once before the job is
 //     submitted: mg:receptor and mg:ligand (each also prov:used) and
 //     prov:wasAssociatedWith the engine (a prov:SoftwareAgent);
-//   - one result graph <job>/ligand/<molecule id> per finished ligand: its
-//     mg:DockingPose nodes (one per mode in Vina's --out file, with the
-//     reassembled SDF as a mg:File blob) or its failure.
+//   - results graphs <job>/results/<k>, each holding the outcomes of up to
+//     ResultsPerGraph ligands (ligand i of the job's ligand order is in
+//     graph i / ResultsPerGraph): per docked ligand its mg:DockingPose
+//     nodes <job>/ligand/<molecule id>#mode-N (one per mode in Vina's --out
+//     file, with the reassembled SDF as a mg:File blob), per failed ligand
+//     a node <job>/ligand/<molecule id>#failure with the error. Grouping
+//     ligands makes listing a 10,000-ligand job about 300 graph reads
+//     instead of 10,000.
 //
-// Each result graph is committed together with the job's new counters in one
-// transaction, so a restart resumes with exactly the ligands that have no
-// result graph yet.
+// Each ligand's outcome is committed (its results graph rewritten with the
+// ligand added) together with the job's new counters in one transaction,
+// so a restart resumes with exactly the ligands that have no outcome yet,
+// and a ligand never has two.
 package docking

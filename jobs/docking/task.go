@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -65,6 +66,9 @@ type Task struct {
 	vina  *dk.Vina
 	base  string
 	opt   Options
+
+	cacheMu sync.Mutex
+	cache   []cachedResults // oldest first
 }
 
 // NewTask returns the docking task: molecules come from reg, receptors and
@@ -90,8 +94,163 @@ func (t *Task) JobIRI(id string) quad.IRI {
 // InputsIRI is the inputs graph of job j.
 func InputsIRI(j quad.IRI) quad.IRI { return quad.IRI(string(j) + "/inputs") }
 
-// ResultIRI is the result graph of one ligand (molecule id) of job j.
+// ResultIRI is the result node of one ligand (molecule id) of job j: its
+// poses are ResultIRI#mode-N, a failure is ResultIRI#failure.
 func ResultIRI(j quad.IRI, ligand string) quad.IRI { return quad.IRI(string(j) + "/ligand/" + ligand) }
+
+// ResultsPerGraph is how many ligands share one results graph: ligand i
+// (in the job's ligand order) is in graph i / ResultsPerGraph, so listing a
+// job's results reads one graph per ResultsPerGraph ligands instead of one
+// per ligand, and a graph stays far below a commit's quad limit (at most
+// 32 ligands x 20 modes x 14 quads = 8,960 quads).
+const ResultsPerGraph = 32
+
+// ResultsIRI is results graph k of job j.
+func ResultsIRI(j quad.IRI, k int) quad.IRI {
+	return quad.IRI(string(j) + "/results/" + strconv.Itoa(k))
+}
+
+// LigandResult is one ligand's outcome in a job: its poses (by mode) or its
+// failure.
+type LigandResult struct {
+	Ligand  string // molecule id
+	Poses   []ontology.DockingPoseRecord
+	Failure *ontology.DockingFailure
+}
+
+// splitResults groups the quads of a results graph of job j by ligand id:
+// the quads of the ligand's result nodes and of the pose files they point
+// to.
+func splitResults(j quad.IRI, qs []quad.Quad) map[string][]quad.Quad {
+	prefix := string(j) + "/ligand/"
+	owner := map[quad.Value]string{}
+	for _, q := range qs {
+		s, ok := q.Subject.(quad.IRI)
+		if !ok || !strings.HasPrefix(string(s), prefix) {
+			continue
+		}
+		lig, _, ok := strings.Cut(string(s)[len(prefix):], "#")
+		if !ok {
+			continue
+		}
+		owner[s] = lig
+		if q.Predicate == ontology.MGPoseFile {
+			owner[q.Object] = lig
+		}
+	}
+	out := map[string][]quad.Quad{}
+	for _, q := range qs {
+		if lig, ok := owner[q.Subject]; ok {
+			out[lig] = append(out[lig], q)
+		}
+	}
+	return out
+}
+
+// readResults reads results graph g (nil if it does not exist yet) and
+// decodes its ligands' results.
+func (t *Task) readResults(ctx context.Context, j, g quad.IRI) (map[string]LigandResult, error) {
+	// Match, not Graph: the quads need no sorting here.
+	var qs []quad.Quad
+	err := t.store.Match(ctx, graph.Pattern{Label: g}, func(q quad.Quad) error {
+		qs = append(qs, q)
+		return nil
+	})
+	if err != nil || len(qs) == 0 {
+		return nil, err
+	}
+	out := map[string]LigandResult{}
+	for lig, lq := range splitResults(j, qs) {
+		poses, failure, err := ontology.DockingResultFromQuads(lq)
+		if err != nil {
+			return nil, fmt.Errorf("docking job %s: ligand %s: %w", j, lig, err)
+		}
+		out[lig] = LigandResult{Ligand: lig, Poses: poses, Failure: failure}
+	}
+	return out, nil
+}
+
+// resultsKey identifies a job's results at one moment: a ligand's outcome
+// is committed with the counters and never changes after, so equal
+// counters mean equal results.
+type resultsKey struct {
+	job              quad.IRI
+	finished, failed int
+}
+
+// resultsCacheSize is how many jobs' results Results keeps, so that paging
+// through a large job's results reads them once (at most about 15 MB per
+// 10,000 ligands with 9 modes).
+const resultsCacheSize = 4
+
+// Results reads the results of every ligand of job rec that has one, in
+// ligand order: one graph read per ResultsPerGraph ligands. The last few
+// answers are cached under rec's counters. The caller must not modify
+// the returned results.
+func (t *Task) Results(ctx context.Context, rec ontology.DockingJobRecord) ([]LigandResult, error) {
+	key := resultsKey{rec.IRI, rec.Progress.Finished, rec.Progress.Failed}
+	t.cacheMu.Lock()
+	for _, e := range t.cache {
+		if e.key == key {
+			t.cacheMu.Unlock()
+			return e.results, nil
+		}
+	}
+	t.cacheMu.Unlock()
+	out, err := t.readAllResults(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	t.cacheMu.Lock()
+	defer t.cacheMu.Unlock()
+	t.cache = append(t.cache, cachedResults{key, out})
+	if len(t.cache) > resultsCacheSize {
+		t.cache = slices.Delete(t.cache, 0, 1)
+	}
+	return out, nil
+}
+
+type cachedResults struct {
+	key     resultsKey
+	results []LigandResult
+}
+
+func (t *Task) readAllResults(ctx context.Context, rec ontology.DockingJobRecord) ([]LigandResult, error) {
+	var out []LigandResult
+	for k := 0; k*ResultsPerGraph < len(rec.Ligands); k++ {
+		rs, err := t.readResults(ctx, rec.IRI, ResultsIRI(rec.IRI, k))
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b LigandResult) int { return strings.Compare(a.Ligand, b.Ligand) })
+	return out, nil
+}
+
+// addResult returns results graph index/ResultsPerGraph of job j with the
+// outcome of ligand (at position index in the job's ligand order) in place
+// of any it held before, ready to commit.
+func (t *Task) addResult(ctx context.Context, j quad.IRI, index int, ligand string, poses []ontology.DockingPoseRecord, failure *ontology.DockingFailure) (graph.NamedGraph, error) {
+	g := ResultsIRI(j, index/ResultsPerGraph)
+	cur, err := t.store.Graph(ctx, g)
+	if err != nil && !errors.Is(err, graph.ErrNotFound) {
+		return graph.NamedGraph{}, err
+	}
+	qs, err := ontology.DockingResultQuads(ResultIRI(j, ligand), j, poses, failure)
+	if err != nil {
+		return graph.NamedGraph{}, err
+	}
+	var keep []quad.Quad
+	for lig, lq := range splitResults(j, cur) {
+		if lig != ligand {
+			keep = append(keep, lq...)
+		}
+	}
+	return graph.NamedGraph{IRI: g, Quads: append(keep, qs...)}, nil
+}
 
 // Request is a docking job as submitted (API.md, POST /v1/docking/jobs).
 type Request struct {
@@ -229,14 +388,33 @@ func (t *Task) Record(ctx context.Context, id string) (ontology.DockingJobRecord
 }
 
 // Result reads one ligand's result (nil, nil, nil when it has none yet).
+// The result node says which results graph holds it.
 func (t *Task) Result(ctx context.Context, job quad.IRI, ligand string) ([]ontology.DockingPoseRecord, *ontology.DockingFailure, error) {
-	qs, err := t.store.Graph(ctx, ResultIRI(job, ligand))
-	if errors.Is(err, graph.ErrNotFound) {
-		return nil, nil, nil
-	} else if err != nil {
+	var g quad.IRI
+	find := func(s quad.IRI) error {
+		return t.store.Match(ctx, graph.Pattern{Subject: s, Predicate: ontology.MGLigand}, func(q quad.Quad) error {
+			g, _ = q.Label.(quad.IRI)
+			return nil
+		})
+	}
+	r := ResultIRI(job, ligand)
+	if err := find(ontology.PoseIRI(r, 1)); err != nil {
 		return nil, nil, err
 	}
-	return ontology.DockingResultFromQuads(qs)
+	if g == "" {
+		if err := find(ontology.SubIRI(r, "failure")); err != nil {
+			return nil, nil, err
+		}
+	}
+	if g == "" {
+		return nil, nil, nil
+	}
+	rs, err := t.readResults(ctx, job, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := rs[ligand]
+	return res.Poses, res.Failure, nil
 }
 
 // LigandID is the molecule id of a molecule IRI.
@@ -266,14 +444,23 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 	if err != nil {
 		return fmt.Errorf("docking job %s: receptor file: %w", j.ID, err)
 	}
-	var pending []string
-	for _, l := range rec.Ligands {
-		id := LigandID(l)
-		done, err := t.store.HasGraph(ctx, ResultIRI(j.IRI, id))
+	// Which ligands have a result: one read per results graph.
+	done := map[string]bool{}
+	for k := 0; k*ResultsPerGraph < len(rec.Ligands); k++ {
+		rs, err := t.readResults(ctx, j.IRI, ResultsIRI(j.IRI, k))
 		if err != nil {
 			return err
 		}
-		if !done {
+		for lig := range rs {
+			done[lig] = true
+		}
+	}
+	index := map[string]int{}
+	var pending []string
+	for i, l := range rec.Ligands {
+		id := LigandID(l)
+		index[id] = i
+		if !done[id] {
 			pending = append(pending, id)
 		}
 	}
@@ -293,8 +480,7 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 		if commitErr != nil {
 			return
 		}
-		rg := ResultIRI(j.IRI, ligand)
-		qs, err := ontology.DockingResultQuads(rg, j.IRI, poses, failure)
+		rg, err := t.addResult(ctx, j.IRI, index[ligand], ligand, poses, failure)
 		next := prog
 		if err == nil {
 			if failure != nil {
@@ -310,7 +496,7 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 			}
 			var props []jobs.Prop
 			if props, err = propsOf(set, next); err == nil {
-				err = commit(ctx, []graph.NamedGraph{{IRI: rg, Quads: qs}}, props)
+				err = commit(ctx, []graph.NamedGraph{rg}, props)
 			}
 		}
 		if err != nil {
@@ -321,46 +507,37 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 		prog = next
 	}
 
-	chunk := 2 * t.opt.Workers
-	for start := 0; start < len(pending) && wctx.Err() == nil; start += chunk {
-		ids := pending[start:min(start+chunk, len(pending))]
-		var ready []prepared
-		var ligs []dk.Ligand
-		for _, id := range ids {
-			s, pdbqtData, err := LigandPDBQT(wctx, t.reg, id)
-			if wctx.Err() != nil {
-				break
-			}
+	// Ligands are prepared by the worker that docks them, just before
+	// docking, so a worker never waits for a group of other ligands.
+	structs := make([]*chem.Structure, len(pending))
+	_, err = b.RunEach(wctx, pending, func(ctx context.Context, i int) (dk.Ligand, error) {
+		s, data, err := LigandPDBQT(ctx, t.reg, pending[i])
+		if err != nil {
+			return dk.Ligand{}, err
+		}
+		structs[i] = s // read by the Finished event of the same worker
+		return dk.Ligand{Name: pending[i], PDBQT: data}, nil
+	}, func(ev dk.Event) {
+		id := pending[ev.Index]
+		switch ev.Kind {
+		case dk.Finished:
+			poses, err := t.poses(j, receptor.ID, prepared{id: id, s: structs[ev.Index]}, ev.Result)
+			structs[ev.Index] = nil
 			if err != nil {
 				save(id, nil, &ontology.DockingFailure{Ligand: t.reg.IRI(id), Error: err.Error()})
-				continue
+				return
 			}
-			ready = append(ready, prepared{id: id, s: s})
-			ligs = append(ligs, dk.Ligand{Name: id, PDBQT: pdbqtData})
-		}
-		if len(ligs) == 0 {
-			continue
-		}
-		_, err := b.Run(wctx, ligs, func(ev dk.Event) {
-			p := ready[ev.Index]
-			switch ev.Kind {
-			case dk.Finished:
-				poses, err := t.poses(j, receptor.ID, p, ev.Result)
-				if err != nil {
-					save(p.id, nil, &ontology.DockingFailure{Ligand: t.reg.IRI(p.id), Error: err.Error()})
-					return
-				}
-				save(p.id, poses, nil)
-			case dk.Failed:
-				if wctx.Err() != nil || errors.Is(ev.Err, context.Canceled) {
-					return // not a failure of the ligand: it resumes
-				}
-				save(p.id, nil, &ontology.DockingFailure{Ligand: t.reg.IRI(p.id), Error: ev.Err.Error()})
+			save(id, poses, nil)
+		case dk.Failed:
+			structs[ev.Index] = nil
+			if wctx.Err() != nil || errors.Is(ev.Err, context.Canceled) {
+				return // not a failure of the ligand: it resumes
 			}
-		})
-		if err != nil && wctx.Err() == nil {
-			return fmt.Errorf("docking job %s: %w", j.ID, err)
+			save(id, nil, &ontology.DockingFailure{Ligand: t.reg.IRI(id), Error: ev.Err.Error()})
 		}
+	})
+	if err != nil && wctx.Err() == nil {
+		return fmt.Errorf("docking job %s: %w", j.ID, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()

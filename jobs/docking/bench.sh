@@ -1,0 +1,158 @@
+#!/bin/sh
+# Docking benchmark (make bench-docking): one docking job of the ligands in
+# LIGANDS (default docking-corpus/ligands/throughput6.smi: 6 kinase
+# inhibitors and ibuprofen) against the 1iep receptor and its documented box
+# (docking-corpus README, section 6), through a fresh molgraph server, timed
+# from POST to "succeeded"; then the same ligands through raw vina: the
+# receptor and ligand PDBQT files fetched from the server (so both runs dock
+# the same bytes), the same box, exhaustiveness and seed, and the server's
+# parallelism (NPROC vina processes at a time, --cpu 1 each, in the job's
+# ligand order). Printed side by side: wall time, service overhead (% of the
+# service's wall time), CPU seconds and cores busy (CPU s / wall s) of each,
+# and every mode's affinity per ligand. Exits non-zero if any affinity
+# differs. Wall times are noisy on a shared machine: the load average is
+# printed before and after each run.
+#
+# Environment: EXH (exhaustiveness, default 8), SEED (default 42), LIGANDS
+# (SMILES file: "SMILES name" lines), RECEPTOR (PDBQT), BOX (vina config
+# file with center_x.. size_z), WORK (directory kept for inspection; default
+# a fresh temporary one), PORT (default 18182), BIN (molgraph binary;
+# default bin/molgraph, built if missing).
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CORPUS=${CORPUS:-$ROOT/../shared/docking-corpus}
+LIGANDS=${LIGANDS:-$CORPUS/ligands/throughput6.smi}
+RECEPTOR=${RECEPTOR:-$CORPUS/vina-examples/1iep/1iep_receptor.pdbqt}
+BOX=${BOX:-$CORPUS/vina-examples/1iep/1iep_receptor.box.txt}
+EXH=${EXH:-8}
+SEED=${SEED:-42}
+PORT=${PORT:-18182}
+WORK=${WORK:-$(mktemp -d /tmp/molgraph-bench-docking.XXXXXX)}
+BIN=${BIN:-$ROOT/bin/molgraph}
+KEY=bench-key-0123456789abcdefghijklmnopqrstuvwxyz0123456789
+URL=http://127.0.0.1:$PORT
+NPROC=$(nproc)
+TCK=$(getconf CLK_TCK)
+cd "$ROOT"
+[ -x "$BIN" ] || go build -o "$BIN" ./cmd/molgraph
+
+now() { date +%s.%N; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+# busy and total jiffies of the whole host (/proc/stat "cpu" line)
+hostcpu() { awk '/^cpu / {t=0; for (i=2; i<=NF; i++) t+=$i; print t-$5-$6, t}' /proc/stat; }
+api() { curl -sS -f -H "Authorization: Bearer $KEY" "$@"; }
+boxval() { awk -F= -v k="$1" '{gsub(/[ \t\r]/, "")} $1 == k {print $2}' "$BOX"; }
+
+rm -rf "$WORK/data" "$WORK/raw"
+mkdir -p "$WORK/raw"
+MOLGRAPH_API_KEY=$KEY "$BIN" serve --addr "127.0.0.1:$PORT" --data-dir "$WORK/data" \
+	--log-format text 2>"$WORK/server.log" >/dev/null &
+PID=$!
+trap 'kill $PID 2>/dev/null || true' EXIT
+until curl -sf "$URL/readyz" >/dev/null; do
+	kill -0 $PID 2>/dev/null || { cat "$WORK/server.log"; exit 1; }
+	sleep 0.2
+done
+
+# Inputs: the receptor (PDBQT as uploaded) and the ligands with a stored
+# 3D conformer, so the job's ligand PDBQT is the one the server hands out.
+REC=$(api -F "file=@$RECEPTOR" -F name=bench "$URL/v1/receptors" | jq -r .id)
+: >"$WORK/ids"
+while read -r smi name; do
+	[ -n "$smi" ] || continue
+	id=$(jq -n --arg s "$smi" --arg n "$name" '{format: "smiles", content: $s, name: $n, generate_3d: true}' |
+		api -H 'Content-Type: application/json' --data-binary @- "$URL/v1/molecules" | jq -r .id)
+	echo "$id $name" >>"$WORK/ids"
+done <"$LIGANDS"
+# The job docks its ligands in molecule-id order; raw vina does the same.
+sort -o "$WORK/ids" "$WORK/ids"
+api "$URL/v1/receptors/$REC/structure?format=pdbqt" >"$WORK/raw/receptor.pdbqt"
+while read -r id name; do
+	api "$URL/v1/molecules/$id/structure?format=pdbqt" >"$WORK/raw/$id.pdbqt"
+done <"$WORK/ids"
+CX=$(boxval center_x) CY=$(boxval center_y) CZ=$(boxval center_z)
+SX=$(boxval size_x) SY=$(boxval size_y) SZ=$(boxval size_z)
+N=$(wc -l <"$WORK/ids")
+echo "receptor $REC ($(basename "$RECEPTOR")), box center $CX $CY $CZ size $SX $SY $SZ, $N ligands, exhaustiveness $EXH, seed $SEED, $NPROC cores"
+
+# 1. The service: POST -> succeeded; CPU of the server and its vina children.
+BODY=$(jq -n --arg r "$REC" --argjson c "[$CX,$CY,$CZ]" --argjson s "[$SX,$SY,$SZ]" \
+	--argjson e "$EXH" --argjson seed "$SEED" --rawfile ids "$WORK/ids" \
+	'{receptor: $r, ligands: [$ids | split("\n")[] | select(length > 0) | split(" ")[0]],
+	  pocket: "box", box: {center: $c, size: $s}, exhaustiveness: $e, num_modes: 9, energy_range: 3, seed: $seed}')
+L0=$(load)
+C0=$(awk '{print $14+$15+$16+$17}' /proc/$PID/stat)
+set -- $(hostcpu)
+H0B=$1 H0T=$2
+T0=$(now)
+JOB=$(printf '%s' "$BODY" | api -H 'Content-Type: application/json' --data-binary @- "$URL/v1/docking/jobs" | jq -r .id)
+while :; do
+	ST=$(api "$URL/v1/docking/jobs/$JOB" | jq -r .status)
+	case $ST in succeeded) break ;; failed | cancelled)
+		echo "job $JOB $ST" >&2
+		exit 1
+		;;
+	esac
+	sleep 0.2
+done
+T1=$(now)
+C1=$(awk '{print $14+$15+$16+$17}' /proc/$PID/stat)
+set -- $(hostcpu)
+H1B=$1 H1T=$2
+L1=$(load)
+api "$URL/v1/docking/jobs/$JOB/results?limit=1000" >"$WORK/results.json"
+kill $PID
+wait $PID 2>/dev/null || true
+trap - EXIT
+SWALL=$(echo "$T0 $T1" | awk '{printf "%.1f", $2-$1}')
+SCPU=$(echo "$C0 $C1 $TCK" | awk '{printf "%.1f", ($2-$1)/$3}')
+SHOST=$(echo "$H0B $H0T $H1B $H1T" | awk '{printf "%.0f", 100*($3-$1)/($4-$2)}')
+
+# 2. Raw vina: the same files and settings, NPROC processes at a time.
+cd "$WORK/raw"
+L2=$(load)
+set -- $(hostcpu)
+H2B=$1 H2T=$2
+T2=$(now)
+cut -d' ' -f1 "$WORK/ids" | /usr/bin/time -f '%U %S' -o "$WORK/raw.time" \
+	xargs -P "$NPROC" -I{} vina --receptor receptor.pdbqt --ligand {}.pdbqt --out {}_out.pdbqt \
+	--center_x "$CX" --center_y "$CY" --center_z "$CZ" --size_x "$SX" --size_y "$SY" --size_z "$SZ" \
+	--exhaustiveness "$EXH" --num_modes 9 --energy_range 3 --seed "$SEED" --cpu 1 >"$WORK/raw/vina.log"
+T3=$(now)
+set -- $(hostcpu)
+H3B=$1 H3T=$2
+L3=$(load)
+cd "$ROOT"
+RWALL=$(echo "$T2 $T3" | awk '{printf "%.1f", $2-$1}')
+RCPU=$(awk '{printf "%.1f", $1+$2}' "$WORK/raw.time")
+RHOST=$(echo "$H2B $H2T $H3B $H3T" | awk '{printf "%.0f", 100*($3-$1)/($4-$2)}')
+
+# 3. Side by side.
+STATUS=0
+printf '\n| ligand | molecule | service kcal/mol (modes) | raw vina kcal/mol (modes) | equal |\n|---|---|---|---|---|\n'
+while read -r id name; do
+	s=$(jq -r --arg id "$id" '.results[] | select(.ligand == $id) | .modes[].affinity_kcal' "$WORK/results.json" |
+		awk '{printf "%s%.3f", (NR > 1 ? " " : ""), $1}')
+	r=$(awk '/^REMARK VINA RESULT:/ {printf "%s%.3f", (n++ ? " " : ""), $4}' "$WORK/raw/${id}_out.pdbqt" 2>/dev/null || true)
+	eq=yes
+	if [ -z "$s" ] || [ "$s" != "$r" ]; then
+		eq=NO
+		STATUS=1
+	fi
+	printf '| %s | %s | %s | %s | %s |\n' "$name" "$id" "$s" "$r" "$eq"
+done <"$WORK/ids"
+printf '\n| | service (job %s) | raw vina (xargs -P %s, --cpu 1) |\n|---|---|---|\n' "$JOB" "$NPROC"
+printf '| wall s | %s | %s |\n' "$SWALL" "$RWALL"
+printf '| CPU s (user+sys, incl. vina) | %s | %s |\n' "$SCPU" "$RCPU"
+printf '| cores busy (CPU s / wall s, of %s) | %s | %s |\n' "$NPROC" \
+	"$(echo "$SCPU $SWALL" | awk '{printf "%.2f", $1/$2}')" "$(echo "$RCPU $RWALL" | awk '{printf "%.2f", $1/$2}')"
+printf '| host busy %% (all processes) | %s | %s |\n' "$SHOST" "$RHOST"
+printf '| load average before / after | %s / %s | %s / %s |\n' "$L0" "$L1" "$L2" "$L3"
+echo "$SWALL $RWALL" | awk '{printf "\nservice overhead: %.1f s = %.1f %% of the service wall time (target <= 5 %%; noisy on a shared host)\n", $1-$2, 100*($1-$2)/$1}'
+if [ $STATUS -ne 0 ]; then
+	echo "FAIL: affinities differ between the service and raw vina" >&2
+else
+	echo "affinities: identical for all $N ligands and every mode"
+fi
+echo "work directory: $WORK"
+exit $STATUS
