@@ -118,6 +118,20 @@ func (w *worker) process(format int, text string, lig *pdbqtLigand, flags int) r
 	}
 }
 
+// checkScreens runs mg_check_screens on a SMILES: "" when the screened
+// descriptors equal RDKit's, else what differs; ok is false if the SMILES
+// does not parse. For tests.
+func (w *worker) checkScreens(smiles string) (diff string, ok bool) {
+	var report *C.char
+	ptr, n := borrow(smiles)
+	rc := C.mg_check_screens(w.w, ptr, n, &report)
+	if report != nil {
+		diff = C.GoString(report)
+		C.mg_free(unsafe.Pointer(report))
+	}
+	return diff, rc >= 0
+}
+
 // gostr copies a C string into Go memory ("" for NULL). C.GoString already
 // copies, so the result does not alias the C buffer freed afterwards.
 func gostr(p *C.char) string { return C.GoString(p) }

@@ -34,4 +34,14 @@
 // thread-safe, so every InChI call holds one process-wide mutex (in C++);
 // RDKit's global loggers are silenced once. Every C++ object is freed
 // explicitly when a call returns (no finalizers).
+//
+// Speed without changing a result: the descriptors run ~250 SMARTS searches
+// per molecule (Crippen atom types, QED acceptors and alerts), most of which
+// cannot match. Each pattern carries cheap necessary conditions (the
+// element/aromatic types and how many atoms of them it needs, query atoms
+// and bonds that must each match something, for Crippen a first atom that
+// is still untyped), and a search that cannot succeed is skipped; RDKit's
+// recursive HBA and rotatable-bond queries, which RDKit copies on every
+// call for thread safety, are owned per worker instead; MW, logP, TPSA,
+// HBD and rotatable bonds are computed once for the record and QED.
 package chem

@@ -84,6 +84,16 @@ void mg_free(void *p);
 int mg_structure(const char *molblock, size_t len, const char *expect_smiles,
                  size_t expect_len, char **out, char **err);
 
+// mg_check_screens checks, on the molecule of a SMILES and on it with
+// explicit hydrogens, that no pattern screen of chem (mg_screen.cpp)
+// skips a SMARTS that matches, and that the screened logP and the
+// per-thread HBA and rotatable-bond counts equal RDKit's own
+// calcCrippenDescriptors, calcNumHBA and calcNumRotatableBonds(Strict).
+// Returns 1 and sets *report (free with mg_free) on a difference, -1 if
+// the SMILES does not parse, 0 otherwise. For tests; never throws.
+int mg_check_screens(mg_worker *w, const char *smiles, size_t len,
+                     char **report);
+
 #ifdef __cplusplus
 }
 #endif

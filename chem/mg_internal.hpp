@@ -5,6 +5,7 @@
 #include <GraphMol/RWMol.h>
 #include <GraphMol/ROMol.h>
 
+#include <bitset>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -35,16 +36,101 @@ RDKit::RWMol *inchiToMol(const std::string &inchi, std::string &warning);
 // sanitizeMessage turns an RDKit sanitization exception into a message.
 std::string sanitizeMessage(const std::exception &e, const RDKit::ROMol *mol);
 
+// TypeSet is a set of atom types: element (slots 0-127) and aromatic
+// element (128-255).
+using TypeSet = std::bitset<256>;
+
+// MolTypes counts the atom types of a molecule.
+struct MolTypes {
+  TypeSet present;
+  std::vector<std::pair<unsigned, unsigned>> counts;  // (type, atoms)
+  // atoms returns how many atoms have a type in s.
+  unsigned atoms(const TypeSet &s) const;
+};
+
+// typesOf returns the atom types of mol.
+MolTypes typesOf(const RDKit::ROMol &mol);
+
+// Pattern is a SMARTS query with cheap necessary conditions for a match
+// (mg_screen.cpp).
+class Pattern {
+ public:
+  explicit Pattern(std::shared_ptr<const RDKit::ROMol> query);
+  static Pattern fromSmarts(const std::string &smarts);
+  const RDKit::ROMol &mol() const { return *q_; }
+  // mayMatch is false if the pattern cannot match a molecule of these
+  // atom types: every query atom needs an atom of its own, of a type it
+  // admits.
+  bool mayMatch(const MolTypes &types) const;
+  // mayMatch(mol, types) adds that every query atom and bond that can be
+  // tested alone matches some atom or bond of mol.
+  bool mayMatch(const RDKit::ROMol &mol, const MolTypes &types) const;
+  // firstMayMatch is false if atom a cannot be matched by the pattern's
+  // first query atom.
+  bool firstMayMatch(const RDKit::Atom *a) const;
+
+ private:
+  std::shared_ptr<const RDKit::ROMol> q_;
+  // need_ holds each distinct type set that query atoms admit (all but
+  // "any type") and how many query atoms admit a subset of it: they map to
+  // distinct atoms, so the molecule needs at least that many of those types.
+  std::vector<std::pair<TypeSet, unsigned>> need_;
+  std::vector<const RDKit::Atom *> atoms_;  // query atoms testable alone
+  std::vector<const RDKit::Bond *> bonds_;  // query bonds that are not "~"
+  bool firstUsable_ = false;   // the first query atom is testable alone
+};
+
+// Crippen computes RDKit's Wildman-Crippen logP with screened patterns.
+class Crippen {
+ public:
+  Crippen();
+  // logP equals Descriptors::calcCrippenDescriptors(mol) logP.
+  double logP(const RDKit::ROMol &mol) const;
+  // patterns lists the atom-type patterns (for mg_check_screens).
+  std::vector<const Pattern *> patterns() const;
+
+ private:
+  struct AtomType {
+    Pattern pattern;
+    double logp;
+  };
+  std::vector<AtomType> types_;
+};
+
+// Counters count HBA and strict rotatable bonds as RDKit 2022.09's
+// Descriptors::calcNumHBA and calcNumRotatableBonds(Strict) do, with the
+// same SMARTS. Those are recursive, and RDKit copies a recursive query on
+// every call (a recursive query caches its matches, so sharing one across
+// threads is unsafe); a worker owns its Counters and matches them directly.
+class Counters {
+ public:
+  Counters();
+  unsigned hba(const RDKit::ROMol &mol) const;
+  unsigned rotatableBonds(const RDKit::ROMol &mol) const;
+
+ private:
+  std::unique_ptr<RDKit::ROMol> hba_, rotb_;
+};
+
+// QEDInputs are the descriptors QED shares with the molecule record,
+// computed once by the caller with the RDKit functions QED.py uses.
+struct QEDInputs {
+  double mw, logp, tpsa;
+  unsigned hbd, rotb;
+};
+
 // QED holds the per-thread SMARTS patterns of Bickerton's QED.
 class QED {
  public:
   QED();
-  // compute returns QED (weighted mean) given the Crippen logP already
-  // computed for mol (a molecule without explicit hydrogens).
-  double compute(const RDKit::ROMol &mol, double logp) const;
+  // compute returns QED (weighted mean) of mol (a molecule without
+  // explicit hydrogens) given its shared descriptors.
+  double compute(const RDKit::ROMol &mol, const QEDInputs &in) const;
+  // patterns lists the acceptor and alert patterns (for mg_check_screens).
+  std::vector<const Pattern *> patterns() const;
 
  private:
-  std::vector<std::unique_ptr<RDKit::ROMol>> acceptors_, alerts_;
+  std::vector<Pattern> acceptors_, alerts_;
   std::unique_ptr<RDKit::ROMol> aliphaticRings_;
 };
 

@@ -197,27 +197,39 @@ std::unique_ptr<ROMol> smarts(const char *s) {
 }  // namespace
 
 QED::QED() {
-  for (auto s : acceptorSmarts) acceptors_.push_back(smarts(s));
-  for (auto s : alertSmarts) alerts_.push_back(smarts(s));
+  for (auto s : acceptorSmarts) acceptors_.push_back(Pattern::fromSmarts(s));
+  for (auto s : alertSmarts) alerts_.push_back(Pattern::fromSmarts(s));
   if (alerts_.size() != 116 || acceptors_.size() != 11) {
     throw std::runtime_error("QED pattern tables are incomplete");
   }
   aliphaticRings_ = smarts("[$([A;R][!a])]");
 }
 
-double QED::compute(const ROMol &mol, double logp) const {
+std::vector<const Pattern *> QED::patterns() const {
+  std::vector<const Pattern *> out;
+  for (const auto &p : acceptors_) out.push_back(&p);
+  for (const auto &p : alerts_) out.push_back(&p);
+  return out;
+}
+
+// compute follows QED.properties and QED.qed. The acceptor and alert
+// patterns that cannot match (Pattern::mayMatch)
+// are not searched: they would count nothing.
+double QED::compute(const ROMol &mol, const QEDInputs &in) const {
   double x[8];
-  x[0] = Descriptors::calcAMW(mol);
-  x[1] = logp;
+  x[0] = in.mw;
+  x[1] = in.logp;
+  const MolTypes present = typesOf(mol);
   SubstructMatchParameters all;  // uniquify, maxMatches 1000, as Python
   unsigned hba = 0;
   for (const auto &q : acceptors_) {
-    hba += static_cast<unsigned>(SubstructMatch(mol, *q, all).size());
+    if (!q.mayMatch(mol, present)) continue;
+    hba += static_cast<unsigned>(SubstructMatch(mol, q.mol(), all).size());
   }
   x[2] = hba;
-  x[3] = Descriptors::calcNumHBD(mol);
-  x[4] = Descriptors::calcTPSA(mol);
-  x[5] = Descriptors::calcNumRotatableBonds(mol, Descriptors::Strict);
+  x[3] = in.hbd;
+  x[4] = in.tpsa;
+  x[5] = in.rotb;
   {
     std::unique_ptr<ROMol> stripped(deleteSubstructs(mol, *aliphaticRings_));
     std::vector<std::vector<int>> rings;
@@ -227,7 +239,8 @@ double QED::compute(const ROMol &mol, double logp) const {
   one.maxMatches = 1;
   unsigned alerts = 0;
   for (const auto &q : alerts_) {
-    if (!SubstructMatch(mol, *q, one).empty()) ++alerts;
+    if (!q.mayMatch(mol, present)) continue;
+    if (!SubstructMatch(mol, q.mol(), one).empty()) ++alerts;
   }
   x[7] = alerts;
   double t = 0, wsum = 0;

@@ -51,6 +51,8 @@ struct mg_worker {
   MolStandardize::LargestFragmentChooser chooser{true};  // prefer organic
   MolStandardize::Uncharger uncharger;
   mg::QED qed;
+  mg::Crippen crippen;
+  mg::Counters counters;
 };
 
 namespace {
@@ -328,6 +330,56 @@ void mg_result_free(mg_result *r) {
   }
 }
 
+int mg_check_screens(mg_worker *w, const char *smiles, size_t len,
+                     char **report) {
+  *report = nullptr;
+  try {
+    std::unique_ptr<RWMol> m0(SmilesToMol(std::string(smiles, len)));
+    if (!m0) return -1;
+    std::vector<std::unique_ptr<ROMol>> mols;
+    mols.emplace_back(new ROMol(*m0));
+    mols.emplace_back(MolOps::addHs(static_cast<const ROMol &>(*m0)));
+    std::string diff;
+    std::vector<const mg::Pattern *> pats = w->qed.patterns();
+    for (const auto *p : w->crippen.patterns()) pats.push_back(p);
+    for (const auto &m : mols) {
+      const mg::MolTypes types = mg::typesOf(*m);
+      for (const auto *p : pats) {
+        bool may = p->mayMatch(*m, types);
+        if (may) {
+          may = false;
+          for (const auto a : m->atoms()) {
+            if (p->firstMayMatch(a)) {
+              may = true;
+              break;
+            }
+          }
+        }
+        if (!may && !SubstructMatch(*m, p->mol(), SubstructMatchParameters()).empty()) {
+          diff += "screen skips a matching pattern with " +
+                  std::to_string(p->mol().getNumAtoms()) + " atoms\n";
+        }
+      }
+      double logp = 0, mr = 0;
+      {
+        ROMol c(*m);
+        Descriptors::calcCrippenDescriptors(c, logp, mr);
+      }
+      if (w->crippen.logP(*m) != logp) diff += "logP differs\n";
+      if (w->counters.hba(*m) != Descriptors::calcNumHBA(*m)) diff += "HBA differs\n";
+      if (w->counters.rotatableBonds(*m) !=
+          Descriptors::calcNumRotatableBonds(*m, Descriptors::Strict)) {
+        diff += "rotatable bonds differ\n";
+      }
+    }
+    if (diff.empty()) return 0;
+    *report = dup(diff);
+    return 1;
+  } catch (...) {
+    return -1;
+  }
+}
+
 int mg_process(mg_worker *w, int format, const char *content, size_t len,
                const mg_atoms *atoms, int flags, mg_result *out) {
   std::memset(out, 0, sizeof *out);
@@ -408,7 +460,7 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
         }
         steps.push_back(msg);
       } else {
-        chosen.reset(new ROMol(*reion));
+        chosen = std::move(reion);
         steps.push_back("largest organic fragment");
       }
       int q0 = MolOps::getFormalCharge(*chosen);
@@ -450,23 +502,26 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
 
     // --- properties
     out->formula = dup(Descriptors::calcMolFormula(*fin));
-    double logp = 0, mr = 0;
-    Descriptors::calcCrippenDescriptors(*fin, logp, mr);
-    out->logp = logp;
-    out->mw = Descriptors::calcAMW(*fin);
+    mg::QEDInputs qin;
+    qin.logp = w->crippen.logP(*fin);
+    qin.mw = Descriptors::calcAMW(*fin);
+    qin.tpsa = Descriptors::calcTPSA(*fin);
+    qin.hbd = Descriptors::calcNumHBD(*fin);
+    qin.rotb = w->counters.rotatableBonds(*fin);
+    out->logp = qin.logp;
+    out->mw = qin.mw;
     out->exact_mass = Descriptors::calcExactMW(*fin);
-    out->tpsa = Descriptors::calcTPSA(*fin);
-    out->hbd = static_cast<int>(Descriptors::calcNumHBD(*fin));
-    out->hba = static_cast<int>(Descriptors::calcNumHBA(*fin));
-    out->rotb = static_cast<int>(
-        Descriptors::calcNumRotatableBonds(*fin, Descriptors::Strict));
+    out->tpsa = qin.tpsa;
+    out->hbd = static_cast<int>(qin.hbd);
+    out->hba = static_cast<int>(w->counters.hba(*fin));
+    out->rotb = static_cast<int>(qin.rotb);
     out->heavy_atoms = static_cast<int>(fin->getNumHeavyAtoms());
     out->aromatic_rings =
         static_cast<int>(Descriptors::calcNumAromaticRings(*fin));
     out->charge = MolOps::getFormalCharge(*fin);
     double t5 = cpuMicros();
     out->us_props = t5 - t4;
-    out->qed = w->qed.compute(*fin, logp);
+    out->qed = w->qed.compute(*fin, qin);
     double t6 = cpuMicros();
     out->us_qed = t6 - t5;
 

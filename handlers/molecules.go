@@ -88,7 +88,8 @@ func moleculeSchemas() map[string]Schema {
 				"has_3d", "created_at", "links"},
 			"properties": Schema{
 				"id": Schema{"type": "string", "pattern": "^mol-[a-z2-7]{26}$"}, "iri": str,
-				"smiles_canonical": str, "inchi": str, "inchi_key": Schema{"type": "string", "pattern": "^[A-Z]{14}-[A-Z]{10}-[A-Z]$"},
+				"smiles_canonical": str, "inchi": str, "inchi_key": Schema{"type": "string", "pattern": "^([A-Z]{14}-[A-Z]{10}-[A-Z])?$",
+					"description": "Standard InChIKey; empty (as inchi) when libinchi refuses the structure, which is then not validated."},
 				"formula": str, "mw": num, "exact_mass": num, "logp": num, "qed": num, "tpsa": num,
 				"hbd": integer, "hba": integer, "rotatable_bonds": integer, "heavy_atoms": integer, "aromatic_rings": integer,
 				"validated": boolean,

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,6 +155,35 @@ func TestMoleculeFormats(t *testing.T) {
 		if m["inchi_key"] != tt.key {
 			t.Errorf("%s: key %v, want %s", tt.format, m["inchi_key"], tt.key)
 		}
+	}
+}
+
+// TestMoleculeWithoutInChI: a structure that parses but has no standard
+// InChI (a dummy atom) is stored with validated false and the reasons, not
+// refused (spec/API.md, POST /v1/molecules).
+func TestMoleculeWithoutInChI(t *testing.T) {
+	f := newMolFixture(t, 0)
+	rec := f.post(t, `{"format": "smiles", "content": "*CCO"}`)
+	if rec.Code != 201 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	m := decode[map[string]any](t, rec)
+	if m["validated"] != false || m["inchi"] != "" || m["inchi_key"] != "" || m["smiles_canonical"] != "*CCO" {
+		t.Fatalf("molecule %v", m)
+	}
+	var codes []string
+	for _, is := range m["validation"].([]any) {
+		is := is.(map[string]any)
+		if is["level"] == "error" {
+			codes = append(codes, is["code"].(string))
+		}
+	}
+	if !slices.Contains(codes, "inchi") || !slices.Contains(codes, "dummy_atom") {
+		t.Errorf("validation errors %v", codes)
+	}
+	got := f.do(t, "GET", "/v1/molecules/"+m["id"].(string), "read", nil)
+	if got.Code != 200 || decode[map[string]any](t, got)["validated"] != false {
+		t.Fatalf("get: %d %s", got.Code, got.Body)
 	}
 }
 

@@ -146,6 +146,9 @@ type moleculeDescriptor struct {
 // under it, provenance, and the structure file. M is the molecule IRI, B the
 // blob of the structure file:
 //
+// A molecule without a standard InChI (libinchi refused it; then it is
+// not validated) has no mg:inchi, mg:inchiKey, M#inchi or M#inchikey.
+//
 //	M a mg:Molecule, os:Species ;
 //	  mg:canonicalSmiles, mg:inchi, mg:inchiKey, mg:formula, mg:molecularWeight,
 //	  mg:exactMass, mg:logP, mg:qed, mg:tpsa, mg:hbd, mg:hba, mg:rotatableBonds,
@@ -166,8 +169,18 @@ func MoleculeQuads(base string, rec *MoleculeRecord) ([]quad.Quad, error) {
 	if !strings.HasPrefix(rec.ID, MoleculeIDPrefix) || !moleculeSegment(rec.ID) {
 		return nil, fmt.Errorf("ontology: molecule quads: id %q: %w", rec.ID, ErrInvalidMoleculeRecord)
 	}
-	if rec.SMILES == "" || rec.InChI == "" || rec.InChIKey == "" || rec.Formula == "" {
-		return nil, fmt.Errorf("ontology: molecule quads: %s: SMILES, InChI, InChIKey and formula are required: %w",
+	if rec.SMILES == "" || rec.Formula == "" {
+		return nil, fmt.Errorf("ontology: molecule quads: %s: SMILES and formula are required: %w",
+			rec.ID, ErrInvalidMoleculeRecord)
+	}
+	// A molecule libinchi refuses is stored without InChI, not validated
+	// (spec/API.md): both identifiers or neither.
+	if (rec.InChI == "") != (rec.InChIKey == "") {
+		return nil, fmt.Errorf("ontology: molecule quads: %s: an InChI needs its InChIKey and vice versa: %w",
+			rec.ID, ErrInvalidMoleculeRecord)
+	}
+	if rec.InChI == "" && rec.Validated {
+		return nil, fmt.Errorf("ontology: molecule quads: %s: a molecule without InChI cannot be validated: %w",
 			rec.ID, ErrInvalidMoleculeRecord)
 	}
 	for _, f := range []float64{rec.MW, rec.ExactMass, rec.LogP, rec.QED, rec.TPSA} {
@@ -192,8 +205,10 @@ func MoleculeQuads(base string, rec *MoleculeRecord) ([]quad.Quad, error) {
 	add(m, RDFType, MoleculeClass)
 	add(m, RDFType, osSpecies)
 	add(m, MoleculeCanonicalSMILES, String(rec.SMILES))
-	add(m, mgInchi, String(rec.InChI))
-	add(m, MoleculeInChIKey, String(rec.InChIKey))
+	if rec.InChI != "" {
+		add(m, mgInchi, String(rec.InChI))
+		add(m, MoleculeInChIKey, String(rec.InChIKey))
+	}
 	add(m, mgFormula, String(rec.Formula))
 	add(m, mgMolecularWeight, Double(rec.MW))
 	add(m, mgExactMass, Double(rec.ExactMass))
@@ -221,10 +236,11 @@ func MoleculeQuads(base string, rec *MoleculeRecord) ([]quad.Quad, error) {
 	}
 	add(m, provGeneratedAtTime, DateTime(rec.CreatedAt))
 
-	descs := []struct {
+	type descValue struct {
 		d moleculeDescriptor
 		v quad.Value
-	}{
+	}
+	descs := []descValue{
 		{moleculeDescriptor{"mw", quad.IRI(SIO + "CHEMINF_000334"), unitDalton}, Double(rec.MW)},
 		{moleculeDescriptor{"exact-mass", quad.IRI(SIO + "CHEMINF_000338"), unitDalton}, Double(rec.ExactMass)},
 		{moleculeDescriptor{"formula", quad.IRI(SIO + "CHEMINF_000335"), ""}, String(rec.Formula)},
@@ -239,6 +255,12 @@ func MoleculeQuads(base string, rec *MoleculeRecord) ([]quad.Quad, error) {
 		{moleculeDescriptor{"logp", quad.IRI(MG + "CrippenLogP"), ""}, Double(rec.LogP)},
 		{moleculeDescriptor{"qed", quad.IRI(MG + "QEDDescriptor"), ""}, Double(rec.QED)},
 		{moleculeDescriptor{"aromatic-rings", quad.IRI(MG + "AromaticRingCount"), ""}, Integer(int64(rec.AromaticRings))},
+	}
+	if rec.InChI == "" {
+		// no InChI: no InChI and InChIKey descriptors either
+		descs = slices.DeleteFunc(descs, func(d descValue) bool {
+			return d.d.fragment == "inchi" || d.d.fragment == "inchikey"
+		})
 	}
 	for _, d := range descs {
 		add(m, sioHasAttribute, SubIRI(m, d.d.fragment))
@@ -306,8 +328,8 @@ func MoleculeFromQuads(qs []quad.Quad) (MoleculeRecord, error) {
 	rec.IRI = string(m)
 	rec.ID = string(m)[strings.LastIndexByte(string(m), '/')+1:]
 	rec.SMILES = r.str(MoleculeCanonicalSMILES, true)
-	rec.InChI = r.str(mgInchi, true)
-	rec.InChIKey = r.str(MoleculeInChIKey, true)
+	rec.InChI = r.str(mgInchi, false) // absent when libinchi refused the molecule
+	rec.InChIKey = r.str(MoleculeInChIKey, false)
 	rec.Formula = r.str(mgFormula, true)
 	rec.MW = r.double(mgMolecularWeight)
 	rec.ExactMass = r.double(mgExactMass)

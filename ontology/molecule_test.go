@@ -234,7 +234,9 @@ func TestMoleculeQuadsErrors(t *testing.T) {
 		{"no id", func(r *ontology.MoleculeRecord) { r.ID = "" }},
 		{"bad id", func(r *ontology.MoleculeRecord) { r.ID = "mol-a/b" }},
 		{"wrong prefix", func(r *ontology.MoleculeRecord) { r.ID = "calc-x" }},
-		{"no inchi", func(r *ontology.MoleculeRecord) { r.InChI = "" }},
+		{"inchi without key", func(r *ontology.MoleculeRecord) { r.InChIKey = "" }},
+		{"key without inchi", func(r *ontology.MoleculeRecord) { r.InChI = "" }},
+		{"validated without inchi", func(r *ontology.MoleculeRecord) { r.InChI, r.InChIKey, r.Validated = "", "", true }},
 		{"nan", func(r *ontology.MoleculeRecord) { r.LogP = math.NaN() }},
 		{"bad issue", func(r *ontology.MoleculeRecord) { r.Validation = []ontology.MoleculeIssue{{Level: "", Code: "x"}} }},
 		{"bad blob", func(r *ontology.MoleculeRecord) { r.Structure = &ontology.MoleculeFile{SHA256: "xyz"} }},
@@ -248,6 +250,29 @@ func TestMoleculeQuadsErrors(t *testing.T) {
 	}
 	if _, err := ontology.MoleculeQuads(testBase, nil); !errors.Is(err, ontology.ErrInvalidMoleculeRecord) {
 		t.Errorf("nil: %v", err)
+	}
+}
+
+// TestMoleculeWithoutInChI: a molecule libinchi refused maps without the
+// InChI and InChIKey shortcuts and descriptors, and reads back as it was.
+func TestMoleculeWithoutInChI(t *testing.T) {
+	rec := ontology.MoleculeRecord{ID: "mol-x", SMILES: "*CCO", Formula: "C2H5O", MW: 45.06, HeavyAtoms: 4,
+		Validation:    []ontology.MoleculeIssue{{Level: "error", Code: "inchi", Message: "no InChI: dummy or query atom: no InChI"}},
+		Normalization: []string{"sanitize"}, CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	qs, err := ontology.MoleculeQuads(testBase, &rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range qs {
+		if q.Predicate == quad.IRI(ontology.MG+"inchi") || q.Predicate == ontology.MoleculeInChIKey ||
+			strings.HasSuffix(q.Subject.String(), "#inchi>") || strings.HasSuffix(q.Subject.String(), "#inchikey>") {
+			t.Errorf("quad about an absent InChI: %v", q)
+		}
+	}
+	got, err := ontology.MoleculeFromQuads(qs)
+	rec.IRI = string(ontology.ResourceIRI(testBase, ontology.KindMolecule, rec.ID))
+	if err != nil || !reflect.DeepEqual(got, rec) {
+		t.Fatalf("read back: %v\n got %+v\nwant %+v", err, got, rec)
 	}
 }
 

@@ -65,6 +65,18 @@ func TestResourceViolations(t *testing.T) {
 			},
 		},
 		{
+			name: "molecule: validated but without InChI and InChIKey",
+			data: mutate(molecule, noInChI(mol)),
+			want: []want{
+				{mol, "", "Or", mol, 0},
+				detail(1, want{mol, p(mg, "validated"), "HasValue", "", 0}),
+				detail(1, want{mol, p(mg, "inchi"), "MinCount", "", 0}),
+				detail(1, want{mol, p(mg, "inchiKey"), "MinCount", "", 0}),
+				detail(1, want{mol, p(sio, "SIO_000008"), "QualifiedMinCount", "", 0}),
+				detail(1, want{mol, p(sio, "SIO_000008"), "QualifiedMinCount", "", 0}),
+			},
+		},
+		{
 			name: "molecule: structure file without checksum",
 			data: mutate(molecule, pred(mg, "sha256")),
 			want: []want{
@@ -154,5 +166,36 @@ func TestResourceViolations(t *testing.T) {
 				t.Errorf("results:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(exp, "\n  "))
 			}
 		})
+	}
+}
+
+// noInChI drops a molecule's InChI and InChIKey, shortcuts and descriptor
+// nodes, as the mapping does for a structure libinchi cannot represent.
+func noInChI(mol string) func(quad.Quad) bool {
+	return func(q quad.Quad) bool {
+		for _, n := range []quad.Value{quad.IRI(mol + "#inchi"), quad.IRI(mol + "#inchikey")} {
+			if q.Subject == n || q.Object == n {
+				return true
+			}
+		}
+		return q.Predicate == quad.IRI(ontology.MG+"inchi") || q.Predicate == quad.IRI(ontology.MG+"inchiKey")
+	}
+}
+
+// A molecule stored with mg:validated false and no InChI (API.md: a
+// structure that parses but fails a validation rule) conforms.
+func TestUnvalidatedMoleculeWithoutInChIConforms(t *testing.T) {
+	gate := newTestGate(t)
+	const mol = "http://localhost:8080/id/molecule/mol-aspirin"
+	validated := quad.IRI(ontology.MG + "validated")
+	data := mutate(loadTurtle(t, "testdata/molecule-aspirin.ttl"),
+		func(q quad.Quad) bool { return noInChI(mol)(q) || q.Predicate == validated },
+		quad.Quad{Subject: quad.IRI(mol), Predicate: validated, Object: ontology.Boolean(false)})
+	rep, err := gate.Validate(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Conforms {
+		t.Fatalf("does not conform: %v", resultKeys(rep))
 	}
 }

@@ -88,6 +88,20 @@ func TestRegisterIdempotentAnd3D(t *testing.T) {
 		t.Errorf("quads %d -> %d after an invalid molecule", quadsBefore, q)
 	}
 
+	// A structure libinchi refuses (a dummy atom) is stored, not validated,
+	// without InChI (spec/API.md: validated false, reasons in validation).
+	noInChI, created, err := reg.Register(ctx, batch.Input{Format: chem.FormatSMILES, Content: "*CCO"})
+	if err != nil || !created || noInChI.Validated || noInChI.InChI != "" || noInChI.InChIKey != "" || noInChI.SMILES != "*CCO" {
+		t.Fatalf("no InChI: created %v err %v rec %+v", created, err, noInChI)
+	}
+	codes := map[string]string{}
+	for _, is := range noInChI.Validation {
+		codes[is.Code] = is.Level
+	}
+	if codes["inchi"] != "error" || codes["dummy_atom"] != "error" {
+		t.Errorf("no InChI: validation %+v", noInChI.Validation)
+	}
+
 	// Drop every in-memory state: close and reopen the Badger store; the
 	// record read back is the same.
 	if err := st.Close(); err != nil {

@@ -2,7 +2,8 @@
 # Batch benchmark (make bench-batch): N molecules (default 100,000) as one
 # gzip-compressed SD file, posted as one batch to a fresh molgraph server and
 # timed from POST to "succeeded" (molgraph import prints it), with the
-# server's peak RSS; then the same file through a single-process Python
+# server's peak RSS and the CPU time it used (user+system, from
+# /proc/<pid>/stat: less sensitive to other load than the wall time); then the same file through a single-process Python
 # RDKit loop with no storage (bench_python.py).
 #
 # Environment: N (records), WORK (directory kept for inspection; default a
@@ -27,7 +28,7 @@ echo "input: $(ls -l "$SDF" | awk '{print $5}') bytes gzip, $N records; $(nproc)
 CPU0=$(awk '{print $14+$15}' /proc/$PID/stat)
 "$WORK/molgraph" import --server "http://127.0.0.1:$PORT/" --key "$KEY" --poll 1s "$SDF"
 CPU1=$(awk '{print $14+$15}' /proc/$PID/stat)
-echo "server: peak RSS $(awk '/VmHWM/ {print $2, $3}' /proc/$PID/status), CPU $(( (CPU1 - CPU0) / $(getconf CLK_TCK) )) s"
+echo "server: peak RSS $(awk '/VmHWM/ {print $2, $3}' /proc/$PID/status), CPU $(awk -v t="$(getconf CLK_TCK)" -v c="$((CPU1 - CPU0))" -v n="$N" 'BEGIN {printf "%.1f s (%.0f us per record)", c / t, 1e6 * c / t / n}'); load $(cut -d' ' -f1-3 /proc/loadavg)"
 kill $PID
 wait $PID 2>/dev/null || true
 trap - EXIT

@@ -103,8 +103,11 @@ type Prepared struct {
 }
 
 // Prepare runs in through chem and builds its record. Content that is not
-// a molecule (or has no standard InChI, which identifies it) is a
-// *chem.MoleculeError wrapping chem.ErrInvalidMolecule.
+// a molecule is a *chem.MoleculeError wrapping chem.ErrInvalidMolecule. A
+// molecule libinchi refuses has no InChI and is not validated (chem's
+// "inchi" error), but is registered like any other (spec/API.md: a
+// structure that parses but breaks a validation rule is stored with
+// validated false).
 func (g *Registry) Prepare(ctx context.Context, in Input) (*Prepared, error) {
 	res, err := g.pool.Process(ctx, chem.Input{Format: in.Format, Content: in.Content, Generate3D: in.Generate3D})
 	if err != nil {
@@ -119,15 +122,6 @@ func (g *Registry) Prepare(ctx context.Context, in Input) (*Prepared, error) {
 }
 
 func prepared(in Input, res *chem.Result) (*Prepared, error) {
-	if res.InChI == "" || res.InChIKey == "" {
-		reason := "no standard InChI could be computed"
-		for _, is := range res.Validation {
-			if is.Code == "inchi" {
-				reason = is.Message
-			}
-		}
-		return nil, &chem.MoleculeError{Format: in.Format, Reason: reason}
-	}
 	rec := ontology.MoleculeRecord{
 		ID:             ontology.MoleculeID(res.SMILES),
 		SMILES:         res.SMILES,
@@ -152,6 +146,15 @@ func prepared(in Input, res *chem.Result) (*Prepared, error) {
 	}
 	for _, is := range res.Validation {
 		rec.Validation = append(rec.Validation, ontology.MoleculeIssue{Level: string(is.Level), Code: is.Code, Message: is.Message})
+	}
+	if rec.InChI == "" || rec.InChIKey == "" {
+		// chem reports a refused InChI as an error issue; an InChI without
+		// its key (libinchi failed on the key alone) is treated the same:
+		// both identifiers or neither.
+		if rec.InChI != "" {
+			rec.Validation = append(rec.Validation, ontology.MoleculeIssue{Level: "error", Code: "inchi", Message: "no InChIKey could be computed"})
+		}
+		rec.InChI, rec.InChIKey, rec.Validated = "", "", false
 	}
 	ontology.SortMoleculeIssues(rec.Validation)
 	ontology.SortNormalization(rec.Normalization)
