@@ -1,7 +1,6 @@
 package quadstore
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -380,60 +379,9 @@ func (v *Snapshot) NumericRange(ctx context.Context, predicate quad.Value, r Ran
 }
 
 func (s *Store) numericRange(ctx context.Context, ts uint64, predicate quad.Value, r Range, fn func(quad.Quad) error) error {
-	if math.IsNaN(r.Min) || math.IsNaN(r.Max) || r.Min > r.Max {
-		return nil
-	}
-	txn := s.db.NewTransactionAt(ts, false)
-	defer txn.Discard()
-	bound, _, ok, err := s.resolve(txn, ts, [4]quad.Value{nil, predicate, nil, nil})
-	if err != nil {
-		return fmt.Errorf("numeric range: %w", err)
-	}
-	if !ok {
-		return nil
-	}
-	prefix := appendID([]byte{pNumeric}, bound[1])
-	lo := orderedFloat(bytes.Clone(prefix), r.Min)
-	hi := orderedFloat(nil, r.Max)
-	loF := lo[len(prefix):]
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-	defer it.Close()
-	n := 0
-	for it.Seek(lo); it.ValidForPrefix(prefix); it.Next() {
-		if n++; n&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		k := it.Item().Key()
-		if len(k) < len(prefix)+8 {
-			return fmt.Errorf("numeric range: %w: key", ErrCorrupt)
-		}
-		f := k[len(prefix) : len(prefix)+8]
-		c := bytes.Compare(f, hi)
-		if c > 0 {
-			break
-		}
-		sid, oid, gid, ok := decodeNumericTail(k[len(prefix)+8:])
-		if !ok {
-			return fmt.Errorf("numeric range: %w: key", ErrCorrupt)
-		}
-		q := ids{sid, bound[1], oid, gid}
-		out, err := s.quadOf(txn, q)
-		if err != nil {
-			return fmt.Errorf("numeric range: %w", err)
-		}
-		if c == 0 || bytes.Equal(f, loF) {
-			num, ok := numericOf(out.Object)
-			if !ok || !r.contains(num) {
-				continue
-			}
-		}
-		if err := fn(out); err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
+	v := s.viewAt(ts)
+	defer v.Close()
+	return v.NumericRange(ctx, predicate, r, MatchOptions{}, fn)
 }
 
 // Counts returns the number of quads and of nodes (terms used by at least

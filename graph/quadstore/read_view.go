@@ -26,6 +26,7 @@ type View struct {
 	counts map[uint64][4]uint64
 	buf    []byte
 	closed bool
+	pinned bool // Close unpins ts (NewView); a view at a caller's ts does not
 }
 
 // MatchOptions tune View.Match and View.NumericRange.
@@ -47,9 +48,16 @@ func (s *Store) NewView() (*View, error) {
 	if s.closed.Load() {
 		return nil, ErrClosed
 	}
-	ts := s.pin()
+	v := s.viewAt(s.pin())
+	v.pinned = true
+	return v, nil
+}
+
+// viewAt returns a view of the commit at ts, which the caller keeps pinned
+// until the view is closed.
+func (s *Store) viewAt(ts uint64) *View {
 	return &View{s: s, ts: ts, txn: s.db.NewTransactionAt(ts, false),
-		ids: make(map[quad.Value]uint64), counts: make(map[uint64][4]uint64)}, nil
+		ids: make(map[quad.Value]uint64), counts: make(map[uint64][4]uint64)}
 }
 
 // Close releases the view's iterators, transaction and snapshot. It always
@@ -64,7 +72,9 @@ func (v *View) Close() error {
 	}
 	v.free = nil
 	v.txn.Discard()
-	v.s.unpin(v.ts)
+	if v.pinned {
+		v.s.unpin(v.ts)
+	}
 	return nil
 }
 
