@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/csv"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/molgraph/molgraph/internal/sharedtest"
 )
 
 // testPool is shared by the tests of this package (created in TestMain).
@@ -27,25 +28,7 @@ func TestMain(m *testing.M) {
 // sharedDir is ../shared seen from the module root (the directory of go.mod).
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-	s := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(s); err != nil {
-		t.Skipf("shared corpus not available: %v", err)
-	}
-	return s
+	return sharedtest.Dir(t)
 }
 
 // refRow is one row of testdata/reference.csv.gz (see make_reference.py).

@@ -9,12 +9,12 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/molgraph/molgraph/internal/sharedtest"
 
 	"github.com/cayleygraph/quad"
 
@@ -28,28 +28,7 @@ import (
 // module root); the test is skipped when the corpus is not there.
 func dockingCorpus(t *testing.T, rel string) []byte {
 	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = filepath.Dir(dir)
-	}
-	p := filepath.Join(filepath.Dir(dir), "shared", "docking-corpus", rel)
-	b, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		t.Skipf("docking corpus not available: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return sharedtest.ReadFile(t, "docking-corpus", rel)
 }
 
 func newReceptorFixture(t *testing.T) (*fixture, *graph.Store) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/molgraph/molgraph/internal/sharedtest"
+
 	"github.com/cayleygraph/quad"
 	"github.com/molgraph/molgraph/graph/rdfio"
 	"github.com/molgraph/molgraph/ontology"
@@ -155,22 +157,7 @@ func TestTBoxSelfContained(t *testing.T) {
 // sharedDir returns ../shared beside the module root.
 func sharedDir(t *testing.T) string {
 	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("no shared corpora at %s", shared)
-	}
-	return shared
+	return sharedtest.Dir(t)
 }
 
 // The OntoCompChem and Gainesville Core terms the TBox re-declares exist in

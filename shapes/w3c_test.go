@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/molgraph/molgraph/internal/sharedtest"
+
 	"github.com/cayleygraph/quad"
 	"github.com/molgraph/molgraph/graph/rdfio"
 )
@@ -37,25 +39,7 @@ var w3cDisputed = map[string]string{
 // sharedDir returns ../shared relative to the module root.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared corpora not found at %s", shared)
-	}
-	return shared
+	return sharedtest.Dir(t)
 }
 
 type w3cTest struct {

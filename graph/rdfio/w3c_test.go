@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/molgraph/molgraph/internal/sharedtest"
+
 	"github.com/cayleygraph/quad"
 )
 
@@ -14,25 +16,7 @@ import (
 // directory holding go.mod), skipping the test when it is absent.
 func sharedDir(t testing.TB, sub string) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("module root (go.mod) not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", sub)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared corpus %s not available: %v", p, err)
-	}
-	return p
+	return sharedtest.Dir(t, sub)
 }
 
 const (

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/molgraph/molgraph/internal/sharedtest"
+
 	"github.com/molgraph/molgraph/chem"
 	dk "github.com/molgraph/molgraph/docking"
 	"github.com/molgraph/molgraph/graph"
@@ -33,21 +35,7 @@ var full = flag.Bool("docking.full", false, "dock 1iep at exhaustiveness 8 and c
 // corpus is ../shared/docking-corpus seen from the module root.
 func corpus(t *testing.T, rel string) []byte {
 	t.Helper()
-	dir, _ := filepath.Abs(".")
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = filepath.Dir(dir)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "..", "shared", "docking-corpus", rel))
-	if err != nil {
-		t.Skipf("docking corpus: %v", err)
-	}
-	return b
+	return sharedtest.ReadFile(t, "docking-corpus", rel)
 }
 
 type fixture struct {

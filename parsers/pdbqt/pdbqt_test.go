@@ -9,30 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/molgraph/molgraph/internal/sharedtest"
 )
 
 // corpus returns ../shared/docking-corpus seen from the module root.
 func corpus(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-	c := filepath.Join(filepath.Dir(dir), "shared", "docking-corpus")
-	if _, err := os.Stat(c); err != nil {
-		t.Skipf("docking corpus not available: %v", err)
-	}
-	return c
+	return sharedtest.Dir(t, "docking-corpus")
 }
 
 func parseFile(t *testing.T, path string) ([]*Model, []byte) {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/molgraph/molgraph/internal/sharedtest"
+
 	"github.com/cayleygraph/quad"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/graph/rdfio"
@@ -37,25 +39,8 @@ const (
 
 // conformanceDir finds ../shared/rdf-conformance next to the module root.
 func conformanceDir(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "rdf-conformance")
-	if _, err := os.Stat(c); err != nil {
-		t.Skipf("W3C suites not available: %v", err)
-	}
-	return c
+	t.Helper()
+	return sharedtest.Dir(t, "rdf-conformance")
 }
 
 type manifestGraph struct {

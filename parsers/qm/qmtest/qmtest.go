@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/molgraph/molgraph/internal/sharedtest"
+
 	"github.com/molgraph/molgraph/parsers/qm"
 )
 
@@ -34,21 +36,7 @@ type ParseFunc func(io.Reader) (*qm.Calculation, error)
 // the module root (the directory holding go.mod), failing the test if absent.
 func CorpusDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("qmtest: module root (go.mod) not found")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "qm-corpus")
+	c := filepath.Join(sharedtest.Root(tb), "qm-corpus")
 	if _, err := os.Stat(filepath.Join(c, "cclib_reference_head.json")); err != nil {
 		tb.Fatalf("qmtest: corpus not found at %s: %v", c, err)
 	}
