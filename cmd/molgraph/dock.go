@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -123,7 +121,7 @@ func dockCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		}
 		req.Box, req.Pocket = b, "box"
 	}
-	c, err := dockClient(s)
+	c, err := newAPIClient(s, 5*time.Minute)
 	if err != nil {
 		return err
 	}
@@ -178,7 +176,7 @@ func dockCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 
 // printDockResults prints every result page (best affinity first) and the
 // failures as a table.
-func printDockResults(ctx context.Context, c *apiJSON, jobPath string, w io.Writer) error {
+func printDockResults(ctx context.Context, c *apiClient, jobPath string, w io.Writer) error {
 	tw := bufio.NewWriter(w)
 	defer tw.Flush()
 	fmt.Fprintf(tw, "%-5s %-32s %13s %5s  %s\n", "rank", "ligand", "affinity_kcal", "modes", "pose")
@@ -251,49 +249,4 @@ func parseBox(s string) (*dockBox, error) {
 		v[i] = f
 	}
 	return &dockBox{Center: [3]float64{v[0], v[1], v[2]}, Size: [3]float64{v[3], v[4], v[5]}}, nil
-}
-
-// apiJSON sends JSON requests through import's client (auth header,
-// problem+json errors).
-type apiJSON struct{ *importClient }
-
-// dockClient checks --server and the key and returns the client.
-func dockClient(s settings) (*apiJSON, error) {
-	key := s.apiKey()
-	if key == "" {
-		return nil, fmt.Errorf("%w: no API key: use --key or MOLGRAPH_API_KEY", errUsage)
-	}
-	base, err := url.Parse(s.str("server"))
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("%w: --server %q is not an http(s) URL", errUsage, s.str("server"))
-	}
-	if !strings.HasSuffix(base.Path, "/") {
-		base.Path += "/"
-	}
-	return &apiJSON{&importClient{base: base, key: key, http: &http.Client{Timeout: 5 * time.Minute}}}, nil
-}
-
-// json sends body (if not nil) as JSON to path (relative to the server's
-// base URL, query included) and decodes a reply with status want into out.
-func (c *apiJSON) json(ctx context.Context, method, path string, body any, want int, out any) error {
-	u, err := c.base.Parse(path)
-	if err != nil {
-		return err
-	}
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), r)
-	if err != nil {
-		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return c.do(req, want, out)
 }

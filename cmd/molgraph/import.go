@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -131,18 +130,10 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if format != "sdf" && format != "smiles" {
 		return fmt.Errorf("%w: --format %q: want sdf or smiles", errUsage, format)
 	}
-	key := s.apiKey()
-	if key == "" {
-		return fmt.Errorf("%w: no API key: use --key or MOLGRAPH_API_KEY", errUsage)
+	c, err := newAPIClient(s, 0)
+	if err != nil {
+		return err
 	}
-	base, err := url.Parse(s.str("server"))
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return fmt.Errorf("%w: --server %q is not an http(s) URL", errUsage, s.str("server"))
-	}
-	if !strings.HasSuffix(base.Path, "/") {
-		base.Path += "/"
-	}
-	c := &importClient{base: base, key: key, http: &http.Client{}}
 
 	start := time.Now()
 	jobURL, err := c.submit(ctx, path, format, gen3D)
@@ -192,37 +183,8 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	}
 }
 
-// importClient talks to the batch API.
-type importClient struct {
-	base *url.URL
-	key  string
-	http *http.Client
-}
-
-func (c *importClient) do(req *http.Request, want int, out any) error {
-	req.Header.Set("Authorization", "Bearer "+c.key)
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != want {
-		var p handlers.Problem
-		if json.Unmarshal(body, &p) == nil && p.Code != "" {
-			return fmt.Errorf("%s %s: %d %s: %s", req.Method, req.URL.Path, p.Status, p.Code, p.Detail)
-		}
-		return fmt.Errorf("%s %s: %s", req.Method, req.URL.Path, resp.Status)
-	}
-	return json.Unmarshal(body, out)
-}
-
 // submit posts the file as a raw body and returns the job's URL.
-func (c *importClient) submit(ctx context.Context, path, format string, gen3D bool) (string, error) {
+func (c *apiClient) submit(ctx context.Context, path, format string, gen3D bool) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -260,7 +222,7 @@ func (c *importClient) submit(ctx context.Context, path, format string, gen3D bo
 	return c.base.ResolveReference(&url.URL{Path: strings.TrimPrefix(acc.Links["self"], "/")}).String(), nil
 }
 
-func (c *importClient) status(ctx context.Context, jobURL string) (batchStatus, error) {
+func (c *apiClient) status(ctx context.Context, jobURL string) (batchStatus, error) {
 	var st batchStatus
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, jobURL, nil)
 	if err != nil {

@@ -82,7 +82,7 @@ func TestImportCrashResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, _ := url.Parse(s.url + "/")
-	c := &importClient{base: base, key: key, http: http0()}
+	c := &apiClient{base: base, key: key, http: http0()}
 	jobURL, err := c.submit(context.Background(), file, "smiles", false)
 	if err != nil {
 		t.Fatal(err)
