@@ -235,6 +235,12 @@ func (s *Store) resolve(txn *badger.Txn, ts uint64, terms [4]quad.Value) (bound 
 func scan(ctx context.Context, txn *badger.Txn, sp *scanSpec, fn func(q ids) error) error {
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: sp.prefix})
 	defer it.Close()
+	return scanIter(ctx, it, sp, fn)
+}
+
+// scanIter runs sp with the iterator it (re-seeked to sp's prefix),
+// calling fn for every matching quad.
+func scanIter(ctx context.Context, it *badger.Iterator, sp *scanSpec, fn func(q ids) error) error {
 	n := 0
 	for it.Seek(sp.prefix); it.ValidForPrefix(sp.prefix); it.Next() {
 		if n++; n&1023 == 0 {
@@ -309,37 +315,9 @@ func (s *Store) Count(ctx context.Context, p Pattern) (int64, error) {
 	}
 	ts := s.pin()
 	defer s.unpin(ts)
-	txn := s.db.NewTransactionAt(ts, false)
-	defer txn.Discard()
-	bound, mask, ok, err := s.resolve(txn, ts, p.terms())
-	if err != nil || !ok {
-		return 0, err
-	}
-	nb := 0
-	for _, b := range mask {
-		if b {
-			nb++
-		}
-	}
-	switch nb {
-	case 0:
-		st, err := s.readState(ts)
-		return int64(st.quads), err
-	case 1:
-		for d, b := range mask {
-			if b {
-				c, _, err := s.counts(txn, bound[d])
-				return int64(c[d]), err
-			}
-		}
-	}
-	sp, err := s.plan(txn, bound, mask)
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	err = scan(ctx, txn, &sp, func(ids) error { n++; return nil })
-	return n, err
+	v := s.viewAt(ts)
+	defer v.Close()
+	return v.Count(ctx, p)
 }
 
 // Range is an interval of numbers. Use math.Inf for an open end.

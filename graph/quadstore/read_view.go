@@ -234,25 +234,12 @@ func (v *View) MatchIDs(ctx context.Context, p Pattern, opt MatchOptions, fn fun
 	for d := range decode {
 		decode[d] = (!mask[d] && !(d == 3 && triples) || mask[d] && !cacheable(terms[d])) && !opt.Skip[d]
 	}
-	n := 0
-	for it.Seek(sp.prefix); it.ValidForPrefix(sp.prefix); it.Next() {
-		if n++; n&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		q, ok := sp.ix.decode(it.Item().Key())
-		if !ok {
-			return fmt.Errorf("match: %w: quad key", ErrCorrupt)
-		}
-		if !sp.match(q) {
-			continue
-		}
+	return scanIter(ctx, it, &sp, func(q ids) error {
 		if triples {
 			// With the label open, the label is the last dimension of
 			// the index used, so copies of a triple are adjacent.
 			if q[3] == 0 || havePrev && q[0] == prev[0] && q[1] == prev[1] && q[2] == prev[2] {
-				continue
+				return nil
 			}
 			prev, havePrev = q, true
 		}
@@ -269,11 +256,8 @@ func (v *View) MatchIDs(ctx context.Context, p Pattern, opt MatchOptions, fn fun
 		if triples {
 			q[3] = 0
 		}
-		if err := fn(out, q); err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
+		return fn(out, q)
+	})
 }
 
 // Count is Store.Count read from the view.
@@ -310,16 +294,8 @@ func (v *View) Count(ctx context.Context, p Pattern) (int64, error) {
 	it := v.iterator()
 	defer v.put(it)
 	var n int64
-	for it.Seek(sp.prefix); it.ValidForPrefix(sp.prefix); it.Next() {
-		q, ok := sp.ix.decode(it.Item().Key())
-		if !ok {
-			return 0, fmt.Errorf("count: %w: quad key", ErrCorrupt)
-		}
-		if sp.match(q) {
-			n++
-		}
-	}
-	return n, ctx.Err()
+	err = scanIter(ctx, it, &sp, func(ids) error { n++; return nil })
+	return n, err
 }
 
 // Estimate is Count, except that a pattern with two or more bound terms
