@@ -80,6 +80,17 @@
 // Options.MemoryLimitMB (or GOMEMLIMIT) keeps the garbage collector from
 // letting the heap grow to twice Badger's memtables.
 //
+// A term is looked up in an in-process cache, then in a Bloom filter of
+// the dictionary's keys (filter.go), and only if the filter does not rule
+// it out, in Badger. Most terms of a new resource are new, and a Badger
+// read that misses costs a search of every memtable and level. Open
+// starts the filter's scan of the dictionary on a goroutine (Open itself
+// reads no terms; until the scan is done lookups go to Badger); a commit
+// adds its new terms before it becomes visible; a filter that fills up is
+// replaced by one twice the size, scanned the same way. Deleted terms stay
+// in the filter, so it serves snapshots at or after the commit it was
+// scanned from.
+//
 // Reads pin the commit timestamp they read, so Badger keeps the versions
 // they need until they finish; Cayley iterators pin it from their first
 // Next to their end (or Close).

@@ -63,7 +63,11 @@ func (s *Store) lookupID(txn *badger.Txn, ts uint64, enc []byte) (uint64, bool, 
 	if id, ok := s.terms.get(enc, ts); ok {
 		return id, true, nil
 	}
-	item, err := txn.Get(termKey(enc))
+	key := termKey(enc)
+	if s.absent(key, ts) {
+		return 0, false, nil
+	}
+	item, err := txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return 0, false, nil
 	} else if err != nil {

@@ -1,6 +1,7 @@
 package quadstore
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -137,6 +138,14 @@ type Store struct {
 	terms *termCache
 	names *nameCache
 
+	// filter holds every dictionary key since its scan (filter.go); nil
+	// until the first scan after Open is done. building is a filter being
+	// scanned, which the writer adds new terms to as well.
+	filter, building atomic.Pointer[termFilter]
+	bg               sync.WaitGroup // the running filter scan
+	bgCtx            context.Context
+	bgStop           context.CancelFunc
+
 	closed    atomic.Bool
 	recovered bool
 
@@ -189,6 +198,12 @@ func Open(dir string, opt Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open quad store %s: %w", dir, err)
 	}
+	// The term filter is scanned from the dictionary on a goroutine, so
+	// that Open does not read every term.
+	s.bgCtx, s.bgStop = context.WithCancel(context.Background())
+	s.wmu.Lock()
+	s.startFilterBuild(2 * s.st.nodes)
+	s.wmu.Unlock()
 	return s, nil
 }
 
@@ -197,6 +212,8 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return ErrClosed
 	}
+	s.bgStop()
+	s.bg.Wait()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if err := s.db.Close(); err != nil {

@@ -185,6 +185,9 @@ func randQuad(rng *rand.Rand, g quad.Value) quad.Quad {
 // graph) and compares the store with a plain set of quads after each, and
 // after reopening; once with commits in one part, once cut into parts of
 // 3 quad changes (as large commits are cut into parts of 4,096).
+//
+// A third run uses term filters of 16 keys, so that the filter fills up
+// and is rebuilt (scanned on a goroutine while commits go on) many times.
 func TestModel(t *testing.T) {
 	for _, part := range []int{partChanges, 3} {
 		t.Run(fmt.Sprintf("parts of %d", part), func(t *testing.T) {
@@ -193,6 +196,11 @@ func TestModel(t *testing.T) {
 			testModel(t)
 		})
 	}
+	t.Run("small term filters", func(t *testing.T) {
+		defer func(old uint64) { filterMinKeys = old }(filterMinKeys)
+		filterMinKeys = 16
+		testModel(t)
+	})
 }
 
 func testModel(t *testing.T) {

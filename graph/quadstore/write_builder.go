@@ -294,6 +294,11 @@ func (b *builder) finish(bw *batchWriter) error {
 		}
 	}
 	slices.SortFunc(terms, func(a, b [2][]byte) int { return bytes.Compare(a[0], b[0]) })
+	keys := make([][]byte, len(terms))
+	for i, t := range terms {
+		keys[i] = t[0]
+	}
+	w.s.filterAdd(keys, b.st.nodes)
 	for _, t := range terms {
 		if err := bw.set(t[0], t[1]); err != nil {
 			return err
