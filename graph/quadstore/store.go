@@ -137,6 +137,7 @@ type Store struct {
 
 	terms *termCache
 	names *nameCache
+	recs  map[uint64]nodeRec // the writer's node records (write_builder.go); guarded by wmu
 
 	// filter holds every dictionary key since its scan (filter.go); nil
 	// until the first scan after Open is done. building is a filter being
@@ -193,6 +194,7 @@ func Open(dir string, opt Options) (*Store, error) {
 		readers: make(map[uint64]int),
 		terms:   newTermCache(opt.CacheEntries),
 		names:   newNameCache(opt.CacheEntries),
+		recs:    make(map[uint64]nodeRec),
 	}
 	if err := s.recover(); err != nil {
 		db.Close()

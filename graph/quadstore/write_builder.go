@@ -34,7 +34,20 @@ type builder struct {
 	// Filled by finish, used by publish.
 	dead    [][]byte
 	newborn []newNode
+	updates []nodeUpdate
 }
+
+// nodeRec is a node record as of the last commit, kept by the writer
+// (Store.recs) for the nodes recent commits touched: shared nodes
+// (predicates, classes, units, common values) are touched by almost every
+// commit, and their records need not be read again.
+type nodeRec struct {
+	counts [4]uint64
+	enc    []byte
+}
+
+// maxNodeRecs bounds Store.recs; a full map is emptied.
+const maxNodeRecs = 1 << 16
 
 // newNode is a term that got an id in the commit.
 type newNode struct {
@@ -260,6 +273,7 @@ func (b *builder) finish(bw *batchWriter) error {
 	if err := b.readNodes(updates, newEnc); err != nil {
 		return err
 	}
+	b.updates = updates
 	var terms [][2][]byte
 	for i := range updates {
 		u := &updates[i]
@@ -331,6 +345,10 @@ func (b *builder) readNodes(updates []nodeUpdate, newEnc map[uint64][]byte) erro
 					u.enc, u.isNew = enc, true
 					continue
 				}
+				if r, ok := w.s.recs[u.id]; ok {
+					u.counts, u.enc = r.counts, r.enc
+					continue
+				}
 				if errs[k] = readNode(txn, u); errs[k] != nil {
 					return
 				}
@@ -365,6 +383,16 @@ func (b *builder) publish(ts uint64) {
 	}
 	s := b.w.s
 	s.st = b.st
+	if len(s.recs)+len(b.updates) > maxNodeRecs {
+		clear(s.recs)
+	}
+	for _, u := range b.updates {
+		if u.counts == [4]uint64{} {
+			delete(s.recs, u.id)
+		} else if _, ok := s.recs[u.id]; ok || len(s.recs) < maxNodeRecs {
+			s.recs[u.id] = nodeRec{u.counts, u.enc}
+		}
+	}
 	for _, enc := range b.dead {
 		s.terms.remove(enc)
 	}
