@@ -148,7 +148,7 @@ func (s *Store) scanDictionary(ctx context.Context, ts uint64, add func([]byte))
 	txn := s.db.NewTransactionAt(ts, false)
 	defer txn.Discard()
 	for _, p := range []byte{pTerm, pHash} {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{p}})
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{p}, PrefetchValues: false})
 		n := 0
 		for it.Rewind(); it.Valid(); it.Next() {
 			if n++; n&4095 == 0 && ctx.Err() != nil {
