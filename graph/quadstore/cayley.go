@@ -330,12 +330,13 @@ func (it *quadShape) String() string {
 }
 
 func (it *quadShape) Iterate() cgraph.Scanner {
-	return &scanner{v: it.v, prefix: it.sp.prefix, decode: func(k []byte) (cgraph.Ref, bool) {
-		q, ok := it.sp.ix.decode(k)
-		if !ok || !it.sp.match(q) {
-			return nil, false
-		}
-		return quadRef(q), true
+	return &scanner{v: it.v, prefix: it.sp.prefix, each: func(item *badger.Item, emit func(cgraph.Ref)) error {
+		return it.sp.ix.each(item, func(q ids) error {
+			if it.sp.match(q) {
+				emit(quadRef(q))
+			}
+			return nil
+		})
 	}}
 }
 
@@ -478,11 +479,14 @@ func (it *nodeIndex) String() string                       { return "QuadStoreNo
 // scanner reads the keys under prefix in pages, each page with a fresh
 // Badger iterator at the scan's timestamp, so that nothing stays open
 // between calls to Next (Cayley does not always close its iterators). The
-// timestamp is pinned from the first Next until the end or Close.
+// timestamp is pinned from the first Next until the end or Close. Each key
+// gives one result (decode) or any number (each: the quads of a graph
+// chunk).
 type scanner struct {
 	v      *Snapshot
 	prefix []byte
 	decode func(k []byte) (cgraph.Ref, bool)
+	each   func(item *badger.Item, emit func(cgraph.Ref)) error
 
 	ts      uint64
 	release func()
@@ -537,9 +541,14 @@ func (it *scanner) fetch() {
 	defer bit.Close()
 	scanned := 0
 	bit.Seek(it.seek)
+	emit := func(r cgraph.Ref) { it.buf = append(it.buf, r) }
 	for ; bit.ValidForPrefix(it.prefix); bit.Next() {
 		k := bit.Item().Key()
-		if r, ok := it.decode(k); ok {
+		if it.each != nil {
+			if it.err = it.each(bit.Item(), emit); it.err != nil {
+				return
+			}
+		} else if r, ok := it.decode(k); ok {
 			it.buf = append(it.buf, r)
 		}
 		if scanned++; len(it.buf) >= it.page || scanned >= 16*it.page {

@@ -13,18 +13,38 @@ import (
 type ids [4]uint64
 
 // index is one permutation index: its key prefix byte and the quad
-// positions its key holds, in order.
+// positions its key holds, in order. A grouped index (GSPO) keeps the
+// quads of one graph in chunks (see chunk.go): a key per chunk, not per
+// quad, whose value lists the other three positions.
 type index struct {
-	prefix byte
-	dims   [4]int
+	prefix  byte
+	dims    [4]int
+	grouped bool
 }
 
 // The permutation indexes (see doc.go).
 var indexes = [4]index{
-	{'S', [4]int{0, 1, 2, 3}}, // SPOG
-	{'P', [4]int{1, 2, 0, 3}}, // POSG
-	{'O', [4]int{2, 0, 1, 3}}, // OSPG
-	{'G', [4]int{3, 0, 1, 2}}, // GSPO
+	{'S', [4]int{0, 1, 2, 3}, false}, // SPOG
+	{'P', [4]int{1, 2, 0, 3}, false}, // POSG
+	{'O', [4]int{2, 0, 1, 3}, false}, // OSPG
+	{'G', [4]int{3, 0, 1, 2}, true},  // GSPO, chunked
+}
+
+// prefixLen is how many leading positions of ix a scan for the bound
+// positions mask can put in its key prefix: the bound leading positions,
+// and for a grouped index at most the group (its first position).
+func (ix index) prefixLen(mask [4]bool) int {
+	n := 0
+	for _, d := range ix.dims {
+		if !mask[d] {
+			break
+		}
+		n++
+	}
+	if ix.grouped {
+		n = min(n, 1)
+	}
+	return n
 }
 
 // Ids in index keys use an order-preserving variable-length form: one

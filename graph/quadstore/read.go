@@ -182,13 +182,7 @@ func (s *Store) plan(txn *badger.Txn, bound ids, mask [4]bool) (scanSpec, error)
 	best, bestN := 0, -1
 	var bestCount uint64
 	for i, ix := range indexes {
-		n := 0
-		for _, d := range ix.dims {
-			if !mask[d] {
-				break
-			}
-			n++
-		}
+		n := ix.prefixLen(mask)
 		switch {
 		case n > bestN:
 			best, bestN = i, n
@@ -252,14 +246,13 @@ func scanIter(ctx context.Context, it *badger.Iterator, sp *scanSpec, fn func(q 
 				return err
 			}
 		}
-		q, ok := sp.ix.decode(it.Item().Key())
-		if !ok {
-			return fmt.Errorf("%w: quad key", ErrCorrupt)
-		}
-		if !sp.match(q) {
-			continue
-		}
-		if err := fn(q); err != nil {
+		err := sp.ix.each(it.Item(), func(q ids) error {
+			if !sp.match(q) {
+				return nil
+			}
+			return fn(q)
+		})
+		if err != nil {
 			return err
 		}
 	}

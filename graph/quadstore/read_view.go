@@ -158,13 +158,7 @@ func (v *View) plan(bound ids, mask [4]bool) (scanSpec, error) {
 	best, bestN := 0, -1
 	var bestCount uint64
 	for i, ix := range indexes {
-		n := 0
-		for _, d := range ix.dims {
-			if !mask[d] {
-				break
-			}
-			n++
-		}
+		n := ix.prefixLen(mask)
 		if n < bestN || n == bestN && n != 1 {
 			continue
 		}
@@ -340,12 +334,14 @@ func (v *View) Estimate(ctx context.Context, p Pattern, limit int64) (int64, err
 		if n > limit {
 			return upper, nil
 		}
-		q, ok := sp.ix.decode(it.Item().Key())
-		if !ok {
-			return 0, fmt.Errorf("estimate: %w: quad key", ErrCorrupt)
-		}
-		if sp.match(q) {
-			n++
+		err := sp.ix.each(it.Item(), func(q ids) error {
+			if sp.match(q) {
+				n++
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, fmt.Errorf("estimate: %w", err)
 		}
 	}
 	return n, ctx.Err()

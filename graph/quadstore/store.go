@@ -46,7 +46,7 @@ var (
 
 // formatVersion is written into the state record; Open refuses other
 // versions.
-const formatVersion = 2
+const formatVersion = 3
 
 // Options configure a Store. The zero value is usable.
 type Options struct {
@@ -182,7 +182,7 @@ func Open(dir string, opt Options) (*Store, error) {
 		WithNumCompactors(2).
 		WithBaseLevelSize(256 << 20).
 		WithBlockCacheSize(int64(opt.BlockCacheMB) << 20).
-		WithValueThreshold(1 << 10).
+		WithValueThreshold(4 << 10).
 		WithCompression(options.None)
 	db, err := badger.OpenManaged(bopt)
 	if err != nil {

@@ -187,7 +187,8 @@ func randQuad(rng *rand.Rand, g quad.Value) quad.Quad {
 // 3 quad changes (as large commits are cut into parts of 4,096).
 //
 // A third run uses term filters of 16 keys, so that the filter fills up
-// and is rebuilt (scanned on a goroutine while commits go on) many times.
+// and is rebuilt (scanned on a goroutine while commits go on) many times;
+// a fourth graph chunks of 2 quads.
 func TestModel(t *testing.T) {
 	for _, part := range []int{partChanges, 3} {
 		t.Run(fmt.Sprintf("parts of %d", part), func(t *testing.T) {
@@ -199,6 +200,13 @@ func TestModel(t *testing.T) {
 	t.Run("small term filters", func(t *testing.T) {
 		defer func(old uint64) { filterMinKeys = old }(filterMinKeys)
 		filterMinKeys = 16
+		testModel(t)
+	})
+	// Graph chunks of at most 2 quads: graphs of many chunks, which
+	// commits split, empty and re-key.
+	t.Run("chunks of 2", func(t *testing.T) {
+		defer func(old int) { chunkMax = old }(chunkMax)
+		chunkMax = 2
 		testModel(t)
 	})
 }

@@ -31,6 +31,11 @@ type builder struct {
 	delta map[uint64]*[4]int64
 	nums  map[uint64]numeric // object id -> numeric value (NaN: none)
 
+	// groups are the changes to each graph's chunks (chunk.go), written
+	// by finish; graph ids from firstNew on are new in this commit.
+	groups   map[uint64]*groupEdit
+	firstNew uint64
+
 	// Filled by finish, used by publish.
 	dead    [][]byte
 	newborn []newNode
@@ -57,11 +62,13 @@ type newNode struct {
 
 func (w *wtx) newBuilder() *builder {
 	return &builder{
-		w:     w,
-		st:    w.s.st,
-		real:  make(map[uint64]uint64),
-		delta: make(map[uint64]*[4]int64),
-		nums:  make(map[uint64]numeric),
+		w:        w,
+		st:       w.s.st,
+		real:     make(map[uint64]uint64),
+		delta:    make(map[uint64]*[4]int64),
+		nums:     make(map[uint64]numeric),
+		groups:   make(map[uint64]*groupEdit),
+		firstNew: w.s.st.nextID,
 	}
 }
 
@@ -90,9 +97,11 @@ func (b *builder) write(bw *batchWriter, adds, dels []change) error {
 	}
 	for _, c := range adds {
 		b.bump(c.q, 1)
+		b.group(c.q).adds = append(b.group(c.q).adds, spo{c.q[0], c.q[1], c.q[2]})
 	}
 	for _, c := range dels {
 		b.bump(c.q, -1)
+		b.group(c.q).dels = append(b.group(c.q).dels, spo{c.q[0], c.q[1], c.q[2]})
 	}
 	b.st.quads = b.st.quads + uint64(len(adds)) - uint64(len(dels))
 	// Numeric values are parsed here, once per object node, before the
@@ -123,9 +132,12 @@ func (b *builder) write(bw *batchWriter, adds, dels []change) error {
 		for i := range runs {
 			runs[i] = make(chan keyRun, 1)
 			go func() {
-				if i < len(indexes) {
+				switch {
+				case i < len(indexes) && indexes[i].grouped:
+					runs[i] <- keyRun{} // written by finish
+				case i < len(indexes):
 					runs[i] <- indexRun(indexes[i], part.cs)
-				} else {
+				default:
 					runs[i] <- b.numericRun(part.cs)
 				}
 			}()
@@ -147,6 +159,15 @@ func (b *builder) write(bw *batchWriter, adds, dels []change) error {
 		}
 	}
 	return bw.cut()
+}
+
+func (b *builder) group(q ids) *groupEdit {
+	e := b.groups[q[3]]
+	if e == nil {
+		e = new(groupEdit)
+		b.groups[q[3]] = e
+	}
+	return e
 }
 
 func (b *builder) bump(q ids, by int64) {
@@ -249,6 +270,9 @@ type nodeUpdate struct {
 func (b *builder) finish(bw *batchWriter) error {
 	if len(b.delta) == 0 {
 		return nil
+	}
+	if err := b.writeGroups(bw); err != nil {
+		return err
 	}
 	w := b.w
 	newEnc := make(map[uint64][]byte, len(b.real))

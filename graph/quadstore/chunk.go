@@ -1,0 +1,263 @@
+package quadstore
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// The graph index (GSPO) is grouped: the quads of one graph are stored in
+// chunks of up to chunkMax quads, one Badger entry per chunk instead of
+// one per quad. Molecule, calculation and docking records are each a named
+// graph of some 10 to 100 quads that is written and replaced as a unit, so
+// a record's graph index is one entry: a fifth fewer entries per quad for
+// Badger's single writer, and reading a record's graph is one key.
+//
+//	G <g> <s><p><o> -> <s><p><o> <s><p><o> ...
+//
+// The key holds the graph id and the chunk's first (s, p, o); the value
+// lists the chunk's (s, p, o) in order, ids in the key form (appendID). A
+// graph's chunks are adjacent keys, in order, and chunk i holds the quads
+// from its first up to the next chunk's first. A commit edits only the
+// chunks its changes fall in (a chunk that grows beyond chunkMax is split
+// in halves, an empty one is deleted), and writes each chunk key once.
+
+// chunkMax bounds the quads of a chunk (values stay in Badger's LSM tree:
+// at most 128 × 27 bytes, below Options' value threshold). (A variable so
+// that tests can make graphs of many chunks.)
+var chunkMax = 128
+
+type spo = [3]uint64
+
+func cmpSPO(a, b spo) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func chunkKey(g uint64, first spo) []byte {
+	k := appendID(make([]byte, 0, 1+4*9), g)
+	k = append([]byte{indexes[3].prefix}, k...)
+	for _, id := range first {
+		k = appendID(k, id)
+	}
+	return k
+}
+
+func appendChunk(dst []byte, es []spo) []byte {
+	for _, e := range es {
+		for _, id := range e {
+			dst = appendID(dst, id)
+		}
+	}
+	return dst
+}
+
+// decodeChunk calls fn with every quad of the chunk entry (key k, value
+// v).
+func decodeChunk(k, v []byte, fn func(q ids) error) error {
+	if len(k) == 0 || k[0] != indexes[3].prefix {
+		return fmt.Errorf("%w: graph chunk key", ErrCorrupt)
+	}
+	g, _, ok := readID(k[1:])
+	if !ok {
+		return fmt.Errorf("%w: graph chunk key", ErrCorrupt)
+	}
+	for len(v) > 0 {
+		var q ids
+		q[3] = g
+		for d := 0; d < 3; d++ {
+			if q[d], v, ok = readID(v); !ok {
+				return fmt.Errorf("%w: graph chunk", ErrCorrupt)
+			}
+		}
+		if err := fn(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// each calls fn with the quads of the index entry item: the key's quad, or
+// a chunk's quads.
+func (ix index) each(item *badger.Item, fn func(q ids) error) error {
+	if !ix.grouped {
+		q, ok := ix.decode(item.Key())
+		if !ok {
+			return fmt.Errorf("%w: quad key", ErrCorrupt)
+		}
+		return fn(q)
+	}
+	return item.Value(func(v []byte) error { return decodeChunk(item.Key(), v, fn) })
+}
+
+// chunk is one stored chunk of a graph being edited.
+type chunk struct {
+	key     []byte // as stored (nil: not stored yet)
+	es      []spo
+	adds    []spo
+	dels    []spo
+	touched bool
+}
+
+// groupEdit collects a commit's changes to one graph's chunks.
+type groupEdit struct {
+	adds, dels []spo
+}
+
+// writeGroups writes the chunks of the graphs the commit changed: for each
+// graph (in id order), its stored chunks (read at the commit's snapshot
+// unless the graph is new in this commit) are merged with the changes.
+func (b *builder) writeGroups(bw *batchWriter) error {
+	gids := make([]uint64, 0, len(b.groups))
+	for g := range b.groups {
+		gids = append(gids, g)
+	}
+	slices.Sort(gids)
+	var it *badger.Iterator
+	defer func() {
+		if it != nil {
+			it.Close()
+		}
+	}()
+	for _, g := range gids {
+		e := b.groups[g]
+		var chunks []chunk
+		if g < b.firstNew {
+			if it == nil {
+				it = b.w.txn.NewIterator(badger.IteratorOptions{})
+			}
+			var err error
+			if chunks, err = readChunks(it, g); err != nil {
+				return err
+			}
+		}
+		if err := editChunks(bw, g, chunks, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readChunks reads the stored chunks of graph g with the iterator it.
+func readChunks(it *badger.Iterator, g uint64) ([]chunk, error) {
+	prefix := appendID([]byte{indexes[3].prefix}, g)
+	var chunks []chunk
+	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+		c := chunk{key: it.Item().KeyCopy(nil)}
+		err := it.Item().Value(func(v []byte) error {
+			return decodeChunk(c.key, v, func(q ids) error {
+				c.es = append(c.es, spo{q[0], q[1], q[2]})
+				return nil
+			})
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(c.es) == 0 {
+			return nil, fmt.Errorf("%w: empty graph chunk", ErrCorrupt)
+		}
+		chunks = append(chunks, c)
+	}
+	return chunks, nil
+}
+
+// editChunks applies e to the chunks of graph g and writes the chunks that
+// changed.
+func editChunks(bw *batchWriter, g uint64, chunks []chunk, e *groupEdit) error {
+	if len(chunks) == 0 {
+		chunks = []chunk{{}}
+	}
+	// Chunk i takes the changes from its first quad up to the next chunk's
+	// first; the first chunk also takes those before its first quad.
+	find := func(x spo) int {
+		i, _ := slices.BinarySearchFunc(chunks[1:], x, func(c chunk, x spo) int { return cmpSPO(c.es[0], x) })
+		// chunks[1:][i] is the first chunk (after chunk 0) starting at or
+		// after x.
+		if i < len(chunks)-1 && cmpSPO(chunks[1+i].es[0], x) == 0 {
+			return 1 + i
+		}
+		return i
+	}
+	for _, x := range e.adds {
+		c := &chunks[find(x)]
+		c.adds, c.touched = append(c.adds, x), true
+	}
+	for _, x := range e.dels {
+		c := &chunks[find(x)]
+		c.dels, c.touched = append(c.dels, x), true
+	}
+	for i := range chunks {
+		c := &chunks[i]
+		if !c.touched {
+			continue
+		}
+		es, err := mergeChunk(c.es, c.adds, c.dels)
+		if err != nil {
+			return fmt.Errorf("graph %d: %w", g, err)
+		}
+		// Pieces of at most chunkMax quads (halves of an overfull chunk).
+		var pieces [][]spo
+		for len(es) > chunkMax {
+			n := min(chunkMax/2, len(es))
+			pieces, es = append(pieces, es[:n]), es[n:]
+		}
+		if len(es) > 0 {
+			pieces = append(pieces, es)
+		}
+		keep := false
+		for _, p := range pieces {
+			k := chunkKey(g, p[0])
+			if c.key != nil && bytes.Equal(k, c.key) {
+				keep = true
+			}
+			// A fresh value: Badger's loader keeps the slice.
+			if err := bw.set(k, appendChunk(nil, p)); err != nil {
+				return err
+			}
+		}
+		if c.key != nil && !keep {
+			if err := bw.del(c.key); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mergeChunk returns the sorted quads es with adds inserted and dels
+// removed (adds are not in es, dels are).
+func mergeChunk(es, adds, dels []spo) ([]spo, error) {
+	slices.SortFunc(adds, cmpSPO)
+	slices.SortFunc(dels, cmpSPO)
+	out := make([]spo, 0, len(es)+len(adds)-len(dels))
+	i, j, k := 0, 0, 0
+	for i < len(es) || j < len(adds) {
+		switch {
+		case j < len(adds) && (i == len(es) || cmpSPO(adds[j], es[i]) < 0):
+			out = append(out, adds[j])
+			j++
+		case j < len(adds) && cmpSPO(adds[j], es[i]) == 0:
+			return nil, fmt.Errorf("%w: quad added twice", ErrCorrupt)
+		default:
+			if k < len(dels) && cmpSPO(dels[k], es[i]) == 0 {
+				k++
+			} else {
+				out = append(out, es[i])
+			}
+			i++
+		}
+	}
+	if k != len(dels) {
+		return nil, fmt.Errorf("%w: deleted quad not in its graph chunk", ErrCorrupt)
+	}
+	return out, nil
+}
