@@ -395,7 +395,7 @@ func (it *quadIndex) Contains(ctx context.Context, r cgraph.Ref) bool {
 		defer release()
 		txn := it.sh.v.txn(ts)
 		defer txn.Discard()
-		_, err := txn.Get(indexes[0].key(nil, ids(q)))
+		_, err := txn.Get(quadKeyIndex.key(nil, ids(q)))
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return false
 		} else if err != nil {

@@ -8,27 +8,36 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 )
 
-// The graph index (GSPO) is grouped: the quads of one graph are stored in
-// chunks of up to chunkMax quads, one Badger entry per chunk instead of
-// one per quad. Molecule, calculation and docking records are each a named
-// graph of some 10 to 100 quads that is written and replaced as a unit, so
-// a record's graph index is one entry: a fifth fewer entries per quad for
+// The subject index (SPOG) and the graph index (GSPO) are grouped: the
+// quads of one subject, or of one graph, are stored in chunks of up to
+// chunkMax quads, one Badger entry per chunk instead of one per quad.
+// Molecule, calculation and docking records are each a named graph of some
+// 10 to 100 quads, about a dozen subjects (the resource and its descriptor
+// nodes) of a few quads each, written and replaced as a unit: a record's
+// graph index is one entry and its subject index one entry per subject.
+// Per quad that leaves about 2.5 Badger entries of index instead of 4 for
 // Badger's single writer, and reading a record's graph is one key.
 //
+//	S <s> <p><o><g> -> <p><o><g> <p><o><g> ...
 //	G <g> <s><p><o> -> <s><p><o> <s><p><o> ...
 //
-// The key holds the graph id and the chunk's first (s, p, o); the value
-// lists the chunk's (s, p, o) in order, ids in the key form (appendID). A
-// graph's chunks are adjacent keys, in order, and chunk i holds the quads
-// from its first up to the next chunk's first. A commit edits only the
-// chunks its changes fall in (a chunk that grows beyond chunkMax is split
-// in halves, an empty one is deleted), and writes each chunk key once.
+// The key holds the group's node id and the chunk's first entry (the other
+// three positions in the index's order); the value lists the chunk's
+// entries in order, ids in the key form (appendID). A group's chunks are
+// adjacent keys, in order, and chunk i holds the entries from its first up
+// to the next chunk's first. A commit edits only the chunks its changes
+// fall in (a chunk that grows beyond chunkMax is split in halves, an empty
+// one is deleted), and writes each chunk key once. The other two indexes
+// keep a key per quad: a quad's existence is one key lookup (quadKeyIndex),
+// and their prefixes serve the patterns whose bound terms a group would
+// only filter.
 
 // chunkMax bounds the quads of a chunk (values stay in Badger's LSM tree:
 // at most 128 × 27 bytes, below Options' value threshold). (A variable so
 // that tests can make graphs of many chunks.)
 var chunkMax = 128
 
+// spo is a chunk entry: the three positions after the group's.
 type spo = [3]uint64
 
 func cmpSPO(a, b spo) int {
@@ -43,9 +52,8 @@ func cmpSPO(a, b spo) int {
 	return 0
 }
 
-func chunkKey(g uint64, first spo) []byte {
-	k := appendID(make([]byte, 0, 1+4*9), g)
-	k = append([]byte{indexes[3].prefix}, k...)
+func (ix index) chunkKey(g uint64, first spo) []byte {
+	k := appendID(append(make([]byte, 0, 1+4*9), ix.prefix), g)
 	for _, id := range first {
 		k = appendID(k, id)
 	}
@@ -62,21 +70,21 @@ func appendChunk(dst []byte, es []spo) []byte {
 }
 
 // decodeChunk calls fn with every quad of the chunk entry (key k, value
-// v).
-func decodeChunk(k, v []byte, fn func(q ids) error) error {
-	if len(k) == 0 || k[0] != indexes[3].prefix {
-		return fmt.Errorf("%w: graph chunk key", ErrCorrupt)
+// v) of the grouped index ix.
+func (ix index) decodeChunk(k, v []byte, fn func(q ids) error) error {
+	if len(k) == 0 || k[0] != ix.prefix {
+		return fmt.Errorf("%w: chunk key", ErrCorrupt)
 	}
 	g, _, ok := readID(k[1:])
 	if !ok {
-		return fmt.Errorf("%w: graph chunk key", ErrCorrupt)
+		return fmt.Errorf("%w: chunk key", ErrCorrupt)
 	}
 	for len(v) > 0 {
 		var q ids
-		q[3] = g
-		for d := 0; d < 3; d++ {
+		q[ix.dims[0]] = g
+		for _, d := range ix.dims[1:] {
 			if q[d], v, ok = readID(v); !ok {
-				return fmt.Errorf("%w: graph chunk", ErrCorrupt)
+				return fmt.Errorf("%w: chunk", ErrCorrupt)
 			}
 		}
 		if err := fn(q); err != nil {
@@ -96,10 +104,10 @@ func (ix index) each(item *badger.Item, fn func(q ids) error) error {
 		}
 		return fn(q)
 	}
-	return item.Value(func(v []byte) error { return decodeChunk(item.Key(), v, fn) })
+	return item.Value(func(v []byte) error { return ix.decodeChunk(item.Key(), v, fn) })
 }
 
-// chunk is one stored chunk of a graph being edited.
+// chunk is one stored chunk of a group being edited.
 type chunk struct {
 	key     []byte // as stored (nil: not stored yet)
 	es      []spo
@@ -108,54 +116,62 @@ type chunk struct {
 	touched bool
 }
 
-// groupEdit collects a commit's changes to one graph's chunks.
+// groupEdit collects a commit's changes to one group's chunks.
 type groupEdit struct {
 	adds, dels []spo
 }
 
-// writeGroups writes the chunks of the graphs the commit changed: for each
-// graph (in id order), its stored chunks (read at the commit's snapshot
-// unless the graph is new in this commit) are merged with the changes.
+// writeGroups writes the chunks the commit changed, of every grouped
+// index: for each group (in id order), its stored chunks (read at the
+// commit's snapshot unless the group's node is new in this commit) are
+// merged with the changes.
 func (b *builder) writeGroups(bw *batchWriter) error {
-	gids := make([]uint64, 0, len(b.groups))
-	for g := range b.groups {
-		gids = append(gids, g)
-	}
-	slices.Sort(gids)
 	var it *badger.Iterator
 	defer func() {
 		if it != nil {
 			it.Close()
 		}
 	}()
-	for _, g := range gids {
-		e := b.groups[g]
-		var chunks []chunk
-		if g < b.firstNew {
-			if it == nil {
-				it = b.w.txn.NewIterator(badger.IteratorOptions{})
+	for i, ix := range indexes {
+		if !ix.grouped {
+			continue
+		}
+		gids := make([]uint64, 0, len(b.groups[i]))
+		for g := range b.groups[i] {
+			gids = append(gids, g)
+		}
+		slices.Sort(gids)
+		for _, g := range gids {
+			var chunks []chunk
+			if g < b.firstNew {
+				if it == nil {
+					it = b.w.txn.NewIterator(badger.IteratorOptions{})
+				}
+				var err error
+				if chunks, err = ix.readChunks(it, g); err != nil {
+					return err
+				}
 			}
-			var err error
-			if chunks, err = readChunks(it, g); err != nil {
+			if err := ix.editChunks(bw, g, chunks, b.groups[i][g]); err != nil {
 				return err
 			}
-		}
-		if err := editChunks(bw, g, chunks, e); err != nil {
-			return err
 		}
 	}
 	return nil
 }
 
-// readChunks reads the stored chunks of graph g with the iterator it.
-func readChunks(it *badger.Iterator, g uint64) ([]chunk, error) {
-	prefix := appendID([]byte{indexes[3].prefix}, g)
+// entry is q's entry in a chunk of ix: the positions after the group.
+func (ix index) entry(q ids) spo { return spo{q[ix.dims[1]], q[ix.dims[2]], q[ix.dims[3]]} }
+
+// readChunks reads the stored chunks of group g with the iterator it.
+func (ix index) readChunks(it *badger.Iterator, g uint64) ([]chunk, error) {
+	prefix := appendID([]byte{ix.prefix}, g)
 	var chunks []chunk
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 		c := chunk{key: it.Item().KeyCopy(nil)}
 		err := it.Item().Value(func(v []byte) error {
-			return decodeChunk(c.key, v, func(q ids) error {
-				c.es = append(c.es, spo{q[0], q[1], q[2]})
+			return ix.decodeChunk(c.key, v, func(q ids) error {
+				c.es = append(c.es, ix.entry(q))
 				return nil
 			})
 		})
@@ -163,16 +179,16 @@ func readChunks(it *badger.Iterator, g uint64) ([]chunk, error) {
 			return nil, err
 		}
 		if len(c.es) == 0 {
-			return nil, fmt.Errorf("%w: empty graph chunk", ErrCorrupt)
+			return nil, fmt.Errorf("%w: empty chunk", ErrCorrupt)
 		}
 		chunks = append(chunks, c)
 	}
 	return chunks, nil
 }
 
-// editChunks applies e to the chunks of graph g and writes the chunks that
+// editChunks applies e to the chunks of group g and writes the chunks that
 // changed.
-func editChunks(bw *batchWriter, g uint64, chunks []chunk, e *groupEdit) error {
+func (ix index) editChunks(bw *batchWriter, g uint64, chunks []chunk, e *groupEdit) error {
 	if len(chunks) == 0 {
 		chunks = []chunk{{}}
 	}
@@ -202,7 +218,7 @@ func editChunks(bw *batchWriter, g uint64, chunks []chunk, e *groupEdit) error {
 		}
 		es, err := mergeChunk(c.es, c.adds, c.dels)
 		if err != nil {
-			return fmt.Errorf("graph %d: %w", g, err)
+			return fmt.Errorf("index %c, node %d: %w", ix.prefix, g, err)
 		}
 		// Pieces of at most chunkMax quads (halves of an overfull chunk).
 		var pieces [][]spo
@@ -215,7 +231,7 @@ func editChunks(bw *batchWriter, g uint64, chunks []chunk, e *groupEdit) error {
 		}
 		keep := false
 		for _, p := range pieces {
-			k := chunkKey(g, p[0])
+			k := ix.chunkKey(g, p[0])
 			if c.key != nil && bytes.Equal(k, c.key) {
 				keep = true
 			}
@@ -257,7 +273,7 @@ func mergeChunk(es, adds, dels []spo) ([]spo, error) {
 		}
 	}
 	if k != len(dels) {
-		return nil, fmt.Errorf("%w: deleted quad not in its graph chunk", ErrCorrupt)
+		return nil, fmt.Errorf("%w: deleted quad not in its chunk", ErrCorrupt)
 	}
 	return out, nil
 }

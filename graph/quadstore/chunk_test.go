@@ -12,7 +12,7 @@ func TestChunkCodec(t *testing.T) {
 	es := []spo{{1, 2, 3}, {1, 2, 300}, {70000, 5, math.MaxUint64}}
 	for _, g := range []uint64{0, 7, math.MaxUint64} {
 		var got []ids
-		err := decodeChunk(chunkKey(g, es[0]), appendChunk(nil, es), func(q ids) error {
+		err := indexes[3].decodeChunk(indexes[3].chunkKey(g, es[0]), appendChunk(nil, es), func(q ids) error {
 			got = append(got, q)
 			return nil
 		})
@@ -47,12 +47,12 @@ func TestMergeChunk(t *testing.T) {
 // FuzzDecodeChunk: any stored bytes either fail with ErrCorrupt or decode
 // to quads whose chunk encoding is the value again.
 func FuzzDecodeChunk(f *testing.F) {
-	f.Add(chunkKey(3, spo{1, 2, 3}), appendChunk(nil, []spo{{1, 2, 3}, {4, 5, 6}}))
+	f.Add(indexes[3].chunkKey(3, spo{1, 2, 3}), appendChunk(nil, []spo{{1, 2, 3}, {4, 5, 6}}))
 	f.Add([]byte("G"), []byte{1})
 	f.Fuzz(func(t *testing.T, k, v []byte) {
 		var es []spo
-		err := decodeChunk(k, v, func(q ids) error {
-			es = append(es, spo{q[0], q[1], q[2]})
+		err := indexes[3].decodeChunk(k, v, func(q ids) error {
+			es = append(es, indexes[3].entry(q))
 			return nil
 		})
 		if err != nil {

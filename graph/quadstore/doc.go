@@ -20,7 +20,9 @@
 //	i <id>              -> counts term   node record: quads using the node as
 //	                                     subject, predicate, object, label
 //	                                     (4 uvarints), then the term encoding
-//	S <s><p><o><g>      -> ""            SPOG index
+//	S <s><p><o><g>      -> <p><o><g>...  SPOG index, chunked: one key per
+//	                                     chunk of up to 128 quads of subject
+//	                                     s (chunk.go)
 //	P <p><o><s><g>      -> ""            POSG index
 //	O <o><s><p><g>      -> ""            OSPG index
 //	G <g><s><p><o>      -> <s><p><o>...  GSPO index, chunked: one key per
@@ -37,9 +39,9 @@
 // literal with any datatype, and Cayley's Int/Float/Bool/Time) round-trips
 // exactly; XSD datatypes get a one-byte code. The label id 0 is Cayley's
 // default graph. A pattern with bound terms is a prefix scan of the index
-// whose key starts with the most of them (for the chunked graph index, the
-// graph only); the combinations no index starts with (predicate+graph,
-// object+graph, and the graph with more terms) scan the smaller of the
+// whose key starts with the most of them (for the chunked indexes, the
+// subject or graph only); the combinations no index starts with (predicate+graph,
+// object+graph, and the subject or graph with more terms) scan the smaller of the
 // one-term prefixes (graphs are small) and filter.
 //
 // The node record counts make a node's quad count per direction one read
@@ -74,13 +76,13 @@
 // sorted and encoded on their own goroutines and written in key order
 // (Badger's memtable is a skiplist; ordered inserts stay in the CPU
 // cache). The node count changes are summed over the whole commit and
-// written once at its end, with the graph chunks the commit changed (each
+// written once at its end, with the chunks the commit changed (each
 // chunk key once per commit), the dictionary entries of new and deleted
 // terms and the state.
 //
-// Badger's single write goroutine bounds a bulk load: some 4 entries per
-// quad (3 indexes, the graph chunks, the numeric index, the node records
-// and dictionary entries of new terms). Memtables of 64 MB with up to 8 level-0 tables
+// Badger's single write goroutine bounds a bulk load: some 3 entries per
+// quad (2 indexes, the subject and graph chunks, the numeric index, the
+// node records and dictionary entries of new terms). Memtables of 64 MB with up to 8 level-0 tables
 // before compaction keep the flushing and compacting behind a load cheap;
 // Options.MemoryLimitMB (or GOMEMLIMIT) keeps the garbage collector from
 // letting the heap grow to twice Badger's memtables.

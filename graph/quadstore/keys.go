@@ -24,11 +24,15 @@ type index struct {
 
 // The permutation indexes (see doc.go).
 var indexes = [4]index{
-	{'S', [4]int{0, 1, 2, 3}, false}, // SPOG
+	{'S', [4]int{0, 1, 2, 3}, true},  // SPOG, chunked
 	{'P', [4]int{1, 2, 0, 3}, false}, // POSG
 	{'O', [4]int{2, 0, 1, 3}, false}, // OSPG
 	{'G', [4]int{3, 0, 1, 2}, true},  // GSPO, chunked
 }
+
+// quadKeyIndex is the index whose keys are looked up to test whether one
+// quad is stored: one key per quad.
+var quadKeyIndex = indexes[2]
 
 // prefixLen is how many leading positions of ix a scan for the bound
 // positions mask can put in its key prefix: the bound leading positions,

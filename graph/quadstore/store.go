@@ -46,7 +46,7 @@ var (
 
 // formatVersion is written into the state record; Open refuses other
 // versions.
-const formatVersion = 3
+const formatVersion = 4
 
 // Options configure a Store. The zero value is usable.
 type Options struct {

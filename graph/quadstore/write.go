@@ -104,7 +104,7 @@ func (w *wtx) exists(q ids) (bool, error) {
 	if provisional(q) {
 		return false, nil
 	}
-	_, err := w.txn.Get(indexes[0].key(make([]byte, 0, maxQuadKeyLen), q))
+	_, err := w.txn.Get(quadKeyIndex.key(make([]byte, 0, maxQuadKeyLen), q))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return false, nil
 	}

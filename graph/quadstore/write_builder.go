@@ -31,9 +31,10 @@ type builder struct {
 	delta map[uint64]*[4]int64
 	nums  map[uint64]numeric // object id -> numeric value (NaN: none)
 
-	// groups are the changes to each graph's chunks (chunk.go), written
-	// by finish; graph ids from firstNew on are new in this commit.
-	groups   map[uint64]*groupEdit
+	// groups are the changes to the chunks of each group (node) of each
+	// grouped index (chunk.go), written by finish; node ids from firstNew
+	// on are new in this commit.
+	groups   [len(indexes)]map[uint64]*groupEdit
 	firstNew uint64
 
 	// Filled by finish, used by publish.
@@ -67,7 +68,6 @@ func (w *wtx) newBuilder() *builder {
 		real:     make(map[uint64]uint64),
 		delta:    make(map[uint64]*[4]int64),
 		nums:     make(map[uint64]numeric),
-		groups:   make(map[uint64]*groupEdit),
 		firstNew: w.s.st.nextID,
 	}
 }
@@ -97,11 +97,22 @@ func (b *builder) write(bw *batchWriter, adds, dels []change) error {
 	}
 	for _, c := range adds {
 		b.bump(c.q, 1)
-		b.group(c.q).adds = append(b.group(c.q).adds, spo{c.q[0], c.q[1], c.q[2]})
 	}
 	for _, c := range dels {
 		b.bump(c.q, -1)
-		b.group(c.q).dels = append(b.group(c.q).dels, spo{c.q[0], c.q[1], c.q[2]})
+	}
+	for i, ix := range indexes {
+		if !ix.grouped {
+			continue
+		}
+		for _, c := range adds {
+			e := b.group(i, c.q)
+			e.adds = append(e.adds, ix.entry(c.q))
+		}
+		for _, c := range dels {
+			e := b.group(i, c.q)
+			e.dels = append(e.dels, ix.entry(c.q))
+		}
 	}
 	b.st.quads = b.st.quads + uint64(len(adds)) - uint64(len(dels))
 	// Numeric values are parsed here, once per object node, before the
@@ -161,11 +172,16 @@ func (b *builder) write(bw *batchWriter, adds, dels []change) error {
 	return bw.cut()
 }
 
-func (b *builder) group(q ids) *groupEdit {
-	e := b.groups[q[3]]
+// group returns the changes to q's group in the grouped index i.
+func (b *builder) group(i int, q ids) *groupEdit {
+	if b.groups[i] == nil {
+		b.groups[i] = make(map[uint64]*groupEdit)
+	}
+	g := q[indexes[i].dims[0]]
+	e := b.groups[i][g]
 	if e == nil {
 		e = new(groupEdit)
-		b.groups[q[3]] = e
+		b.groups[i][g] = e
 	}
 	return e
 }
