@@ -423,20 +423,35 @@ func (b *builder) publish(ts uint64) {
 	}
 	s := b.w.s
 	s.st = b.st
-	if len(s.recs)+len(b.updates) > maxNodeRecs {
+	// A node's record is kept from its second commit on: most nodes a
+	// bulk load creates are never touched again, the shared ones are.
+	old := 0
+	for _, u := range b.updates {
+		if !u.isNew {
+			old++
+		}
+	}
+	if len(s.recs)+old > maxNodeRecs {
 		clear(s.recs)
 	}
 	for _, u := range b.updates {
 		if u.counts == [4]uint64{} {
 			delete(s.recs, u.id)
-		} else if _, ok := s.recs[u.id]; ok || len(s.recs) < maxNodeRecs {
+		} else if _, ok := s.recs[u.id]; ok || !u.isNew && len(s.recs) < maxNodeRecs {
 			s.recs[u.id] = nodeRec{u.counts, u.enc}
 		}
 	}
 	for _, enc := range b.dead {
 		s.terms.remove(enc)
 	}
-	for _, n := range b.newborn {
-		s.terms.put(n.enc, n.id, ts)
+	// The terms a small commit creates are cached (a client reads back
+	// what it just wrote); a bulk load's would push the shared terms out.
+	if len(b.newborn) <= maxCachedNewborn {
+		for _, n := range b.newborn {
+			s.terms.put(n.enc, n.id, ts)
+		}
 	}
 }
+
+// maxCachedNewborn is the most new terms of one commit that are cached.
+const maxCachedNewborn = 1024
