@@ -142,7 +142,11 @@ func Open(dir string, opt Options) (*Store, error) {
 	// The term caches hold a million entries each: enough for the working
 	// set of queries over a few hundred thousand resources, which would
 	// otherwise read a term from Badger for most rows.
-	qs, err := quadstore.Open(filepath.Join(dir, "quads"), quadstore.Options{SyncWrites: opt.SyncWrites, CacheEntries: 1 << 20})
+	// A soft memory limit of 1 GiB (unless GOMEMLIMIT sets one): the live
+	// heap of a 100,000-molecule batch is some 0.5 GB, and without a limit
+	// the garbage collector lets the heap grow to twice that before it
+	// returns Badger's finished memtables.
+	qs, err := quadstore.Open(filepath.Join(dir, "quads"), quadstore.Options{SyncWrites: opt.SyncWrites, CacheEntries: 1 << 20, MemoryLimitMB: 1024})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	cgraph "github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/graphtest"
@@ -30,9 +31,17 @@ func cayleyDir(t *testing.T) string {
 	return strings.TrimSpace(string(out))
 }
 
+// testTrim is the table trimmer's interval in stores that tests open
+// (0: the default).
+var testTrim time.Duration
+
+func testOptions() Options {
+	return Options{CacheEntries: 1 << 16, MemTableMB: 16, BlockCacheMB: 16, TrimInterval: testTrim}
+}
+
 func openTest(t testing.TB) *Store {
 	t.Helper()
-	s, err := Open(t.TempDir(), Options{CacheEntries: 1 << 16, MemTableMB: 16, BlockCacheMB: 16})
+	s, err := Open(t.TempDir(), testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,6 +98,12 @@
 // in the filter, so it serves snapshots at or after the commit it was
 // scanned from.
 //
+// Badger maps its table files into the process and writes and compacts
+// through those mappings, so without help every table a load writes or
+// compacts stays in the process's resident set. On Linux a trimmer drops
+// the mappings' resident pages every Options.TrimInterval (trim_linux.go);
+// the pages stay in the page cache and fault back in when read.
+//
 // Reads pin the commit timestamp they read, so Badger keeps the versions
 // they need until they finish; Cayley iterators pin it from their first
 // Next to their end (or Close).

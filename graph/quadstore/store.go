@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -69,6 +70,10 @@ type Options struct {
 	// lets the heap grow to twice the live memory before it returns them,
 	// and a bulk load's peak RSS is some 200 MB higher.
 	MemoryLimitMB int
+	// TrimInterval is how often the process's mappings of Badger's table
+	// files are dropped from its resident set (trim_linux.go; default
+	// 500 ms, negative: never).
+	TrimInterval time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -83,6 +88,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.TrimInterval == 0 {
+		o.TrimInterval = 500 * time.Millisecond
 	}
 	return o
 }
@@ -147,6 +155,8 @@ type Store struct {
 	bgCtx            context.Context
 	bgStop           context.CancelFunc
 
+	trimStop, trimDone chan struct{} // the table trimmer (trim_linux.go)
+
 	closed    atomic.Bool
 	recovered bool
 
@@ -206,6 +216,10 @@ func Open(dir string, opt Options) (*Store, error) {
 	s.wmu.Lock()
 	s.startFilterBuild(2 * s.st.nodes)
 	s.wmu.Unlock()
+	if opt.TrimInterval > 0 {
+		s.trimStop, s.trimDone = make(chan struct{}), make(chan struct{})
+		go s.trimTables(dir, opt.TrimInterval)
+	}
 	return s, nil
 }
 
@@ -216,12 +230,22 @@ func (s *Store) Close() error {
 	}
 	s.bgStop()
 	s.bg.Wait()
+	s.stopTrim()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close quad store: %w", err)
 	}
 	return nil
+}
+
+// stopTrim stops the table trimmer, if it runs.
+func (s *Store) stopTrim() {
+	if s.trimStop != nil {
+		close(s.trimStop)
+		<-s.trimDone
+		s.trimStop = nil
+	}
 }
 
 // Recovered reports whether Open rolled back an interrupted commit.

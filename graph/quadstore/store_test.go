@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	cgraph "github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
@@ -27,7 +28,7 @@ func reopen(t *testing.T, s *Store) *Store {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s2, err := Open(dir, Options{CacheEntries: 1 << 16, MemTableMB: 16, BlockCacheMB: 16})
+	s2, err := Open(dir, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,6 +201,12 @@ func TestModel(t *testing.T) {
 	t.Run("small term filters", func(t *testing.T) {
 		defer func(old uint64) { filterMinKeys = old }(filterMinKeys)
 		filterMinKeys = 16
+		testModel(t)
+	})
+	// The table trimmer every millisecond, concurrently with everything.
+	t.Run("trimming every ms", func(t *testing.T) {
+		defer func(old time.Duration) { testTrim = old }(testTrim)
+		testTrim = time.Millisecond
 		testModel(t)
 	})
 	// Graph chunks of at most 2 quads: graphs of many chunks, which
