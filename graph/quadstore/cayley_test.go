@@ -36,7 +36,7 @@ func cayleyDir(t *testing.T) string {
 var testTrim time.Duration
 
 func testOptions() Options {
-	return Options{CacheEntries: 1 << 16, MemTableMB: 16, BlockCacheMB: 16, TrimInterval: testTrim}
+	return Options{CacheEntries: 1 << 16, MemTableMB: 16, BlockCacheMB: 16, TrimInterval: testTrim, TrimAboveMB: -1}
 }
 
 func openTest(t testing.TB) *Store {

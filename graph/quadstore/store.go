@@ -70,10 +70,13 @@ type Options struct {
 	// lets the heap grow to twice the live memory before it returns them,
 	// and a bulk load's peak RSS is some 200 MB higher.
 	MemoryLimitMB int
-	// TrimInterval is how often the process's mappings of Badger's table
-	// files are dropped from its resident set (trim_linux.go; default
-	// 500 ms, negative: never).
+	// TrimInterval is how often the table trimmer (trim_linux.go) checks
+	// the process's resident set (default 500 ms, negative: never); when
+	// it is above TrimAboveMB (default 1536; negative: always), the
+	// resident pages of Badger's table mappings are dropped. Below it they
+	// stay, so reads do not fault them back in.
 	TrimInterval time.Duration
+	TrimAboveMB  int
 }
 
 func (o Options) withDefaults() Options {
@@ -91,6 +94,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TrimInterval == 0 {
 		o.TrimInterval = 500 * time.Millisecond
+	}
+	if o.TrimAboveMB == 0 {
+		o.TrimAboveMB = 1536
 	}
 	return o
 }
@@ -218,7 +224,7 @@ func Open(dir string, opt Options) (*Store, error) {
 	s.wmu.Unlock()
 	if opt.TrimInterval > 0 {
 		s.trimStop, s.trimDone = make(chan struct{}), make(chan struct{})
-		go s.trimTables(dir, opt.TrimInterval)
+		go s.trimTables(dir, opt.TrimInterval, int64(opt.TrimAboveMB)<<20)
 	}
 	return s, nil
 }
