@@ -101,8 +101,8 @@
 // Badger maps its table files into the process and writes and compacts
 // through those mappings, so without help every table a load writes or
 // compacts stays in the process's resident set. On Linux a trimmer drops
-// the mappings' resident pages when the process's resident set is above
-// Options.TrimAboveMB (checked every Options.TrimInterval; trim_linux.go);
+// the mappings' resident pages when the file-backed part of the process's
+// resident set is above Options.TrimAboveMB (checked every Options.TrimInterval; trim_linux.go);
 // the pages stay in the page cache and fault back in when read.
 //
 // Reads pin the commit timestamp they read, so Badger keeps the versions

@@ -71,10 +71,10 @@ type Options struct {
 	// and a bulk load's peak RSS is some 200 MB higher.
 	MemoryLimitMB int
 	// TrimInterval is how often the table trimmer (trim_linux.go) checks
-	// the process's resident set (default 500 ms, negative: never); when
-	// it is above TrimAboveMB (default 1536; negative: always), the
-	// resident pages of Badger's table mappings are dropped. Below it they
-	// stay, so reads do not fault them back in.
+	// the file-backed part of the process's resident set (default 500 ms,
+	// negative: never); when it is above TrimAboveMB (default 512;
+	// negative: always), the resident pages of Badger's table mappings are
+	// dropped. Below it they stay, so reads do not fault them back in.
 	TrimInterval time.Duration
 	TrimAboveMB  int
 }
@@ -96,7 +96,7 @@ func (o Options) withDefaults() Options {
 		o.TrimInterval = 500 * time.Millisecond
 	}
 	if o.TrimAboveMB == 0 {
-		o.TrimAboveMB = 1536
+		o.TrimAboveMB = 512
 	}
 	return o
 }

@@ -25,22 +25,16 @@ import (
 // as the process's RSS, and a service sized by its RSS would be sized for
 // the whole store.
 //
-// trimTables checks the process's resident set every interval and, when it
-// is above limit bytes, drops the process's page-table entries of the
-// tables (madvise MADV_DONTNEED on their shared file mappings): the data
-// stays in the page cache (or on disk), and the next access faults the page
-// back in. Below the limit nothing is dropped: a read that faults its pages
-// back in is some three times slower (measured on a store of a million
-// quads), so the trimmer only holds a bulk load's resident set down. No
-// Badger API exposes the mappings, so they are found in /proc/self/maps.
-//
-// Safety: DONTNEED on anonymous memory would zero it, so an advised range
-// must still be a table mapping when madvise runs. The pass advises only
-// the tables that are in Badger's LSM tree both before and after it opens
-// an iterator over the whole store; an iterator holds a reference on every
-// table in the tree when it is created (levelHandler.appendIterators), and
-// table ids are never reused, so those tables stay mapped until the pass
-// closes the iterator.
+// trimTables checks every interval how much of the process's resident set
+// is file-backed (RssFile: mostly the tables) and, when that is above limit
+// bytes, drops the process's page-table entries of the tables (madvise
+// MADV_DONTNEED on their shared file mappings): the data stays in the page
+// cache (or on disk), and the next access faults the page back in. Below the
+// limit nothing is dropped: a read that faults its pages back in is some
+// three times slower (measured on a store of a million quads), so the
+// trimmer bounds the table pages a bulk load leaves resident, not a read
+// working set below the limit. No Badger API exposes the mappings, so they
+// are found in /proc/self/maps.
 func (s *Store) trimTables(dir string, every time.Duration, limit int64) {
 	defer close(s.trimDone)
 	dir, err := filepath.Abs(dir)
@@ -55,27 +49,29 @@ func (s *Store) trimTables(dir string, every time.Duration, limit int64) {
 			return
 		case <-t.C:
 		}
-		if limit < 0 || residentBytes() > limit {
+		if limit < 0 || fileResidentBytes() > limit {
 			s.trimOnce(dir)
 		}
 	}
 }
 
-// residentBytes is the process's resident set size (0 if unknown).
-func residentBytes() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
+// fileResidentBytes is the file-backed part of the process's resident set
+// (RssFile in /proc/self/status; 0 if unknown).
+func fileResidentBytes() int64 {
+	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "RssFile:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
 	}
-	pages, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return pages * int64(os.Getpagesize())
+	return 0
 }
 
 // trimOnce advises the mappings of the tables in the LSM tree; it returns

@@ -87,6 +87,9 @@ func TestTrimTables(t *testing.T) {
 	if c := count(); c != n { // reads every table page
 		t.Fatalf("%d quads, want %d", c, n)
 	}
+	if fileResidentBytes() <= 0 {
+		t.Error("fileResidentBytes: no RssFile read from /proc/self/status")
+	}
 	before := sstRSS(t, dir)
 	if before == 0 {
 		t.Fatal("no resident table pages after a full scan: nothing to test")
