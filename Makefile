@@ -60,7 +60,9 @@ bench: deps
 	@for b in memory kv badger; do \
 		$(GO) test -run '^$$' -bench "^BenchmarkLoad$$/^$$b$$" -benchtime 1x -timeout 30m ./graph/ | grep -E '^Benchmark|^ok|FAIL'; \
 	done
-	$(GO) test -run '^$$' -bench 'ReadGraph|NumericFilter|NumericRange|TwoHop' -timeout 60m ./graph/
+	@for b in memory kv badger; do \
+		$(GO) test -run '^$$' -bench "(ReadGraph|NumericFilter|NumericRange|TwoHopJoin|TwoHopJoinPath)/^$$b$$" -timeout 60m ./graph/ | grep -E '^Benchmark|^ok|FAIL'; \
+	done
 	$(GO) test -run '^$$' -bench . -timeout 60m $$($(GO) list ./... | grep -v -e '/graph$$' -e '/queries/sparql$$')
 	$(GO) test -run '^$$' -bench . -benchtime 3x -v -timeout 60m ./queries/sparql/ | grep -v -e '^=== ' -e '^--- '
 
