@@ -40,17 +40,7 @@ var chunkMax = 128
 // spo is a chunk entry: the three positions after the group's.
 type spo = [3]uint64
 
-func cmpSPO(a, b spo) int {
-	for i := range a {
-		if a[i] != b[i] {
-			if a[i] < b[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
+func cmpSPO(a, b spo) int { return slices.Compare(a[:], b[:]) }
 
 func (ix index) chunkKey(g uint64, first spo) []byte {
 	k := appendID(append(make([]byte, 0, 1+4*9), ix.prefix), g)

@@ -236,17 +236,7 @@ func indexRun(ix index, cs []change) keyRun {
 	return r
 }
 
-func cmpIDs(a, b ids) int {
-	for i := range a {
-		if a[i] != b[i] {
-			if a[i] < b[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
+func cmpIDs(a, b ids) int { return slices.Compare(a[:], b[:]) }
 
 // numericRun returns the numeric index keys for the quads of cs whose
 // object is a number, sorted.
