@@ -331,7 +331,7 @@ func (it *quadShape) String() string {
 
 func (it *quadShape) Iterate() cgraph.Scanner {
 	return &scanner{v: it.v, prefix: it.sp.prefix, each: func(item *badger.Item, emit func(cgraph.Ref)) error {
-		return it.sp.ix.each(item, func(q ids) error {
+		return it.sp.ix.each(item, &it.sp, func(q ids) error {
 			if it.sp.match(q) {
 				emit(quadRef(q))
 			}

@@ -62,6 +62,15 @@ func appendChunk(dst []byte, es []spo) []byte {
 // decodeChunk calls fn with every quad of the chunk entry (key k, value
 // v) of the grouped index ix.
 func (ix index) decodeChunk(k, v []byte, fn func(q ids) error) error {
+	return ix.decodeChunkFrom(k, v, 0, false, fn)
+}
+
+// decodeChunkFrom is decodeChunk that, if bound, only decodes the entries
+// whose first position (the index's second dimension) is first: entries
+// are in order, so it skips the smaller ones and stops at a larger one.
+// A lookup such as (subject, predicate) reads only its part of the
+// subject's chunk.
+func (ix index) decodeChunkFrom(k, v []byte, first uint64, bound bool, fn func(q ids) error) error {
 	if len(k) == 0 || k[0] != ix.prefix {
 		return fmt.Errorf("%w: chunk key", ErrCorrupt)
 	}
@@ -77,6 +86,12 @@ func (ix index) decodeChunk(k, v []byte, fn func(q ids) error) error {
 				return fmt.Errorf("%w: chunk", ErrCorrupt)
 			}
 		}
+		if bound && q[ix.dims[1]] != first {
+			if q[ix.dims[1]] > first {
+				return nil
+			}
+			continue
+		}
 		if err := fn(q); err != nil {
 			return err
 		}
@@ -84,9 +99,10 @@ func (ix index) decodeChunk(k, v []byte, fn func(q ids) error) error {
 	return nil
 }
 
-// each calls fn with the quads of the index entry item: the key's quad, or
-// a chunk's quads.
-func (ix index) each(item *badger.Item, fn func(q ids) error) error {
+// each calls fn with the quads of the index entry item that sp may match
+// (sp may be nil): the key's quad, or a chunk's quads (with the index's
+// second dimension bound by sp, only those with that id).
+func (ix index) each(item *badger.Item, sp *scanSpec, fn func(q ids) error) error {
 	if !ix.grouped {
 		q, ok := ix.decode(item.Key())
 		if !ok {
@@ -94,7 +110,12 @@ func (ix index) each(item *badger.Item, fn func(q ids) error) error {
 		}
 		return fn(q)
 	}
-	return item.Value(func(v []byte) error { return ix.decodeChunk(item.Key(), v, fn) })
+	var first uint64
+	bound := false
+	if sp != nil && sp.mask[ix.dims[1]] {
+		first, bound = sp.bound[ix.dims[1]], true
+	}
+	return item.Value(func(v []byte) error { return ix.decodeChunkFrom(item.Key(), v, first, bound, fn) })
 }
 
 // chunk is one stored chunk of a group being edited.

@@ -246,7 +246,7 @@ func scanIter(ctx context.Context, it *badger.Iterator, sp *scanSpec, fn func(q 
 				return err
 			}
 		}
-		err := sp.ix.each(it.Item(), func(q ids) error {
+		err := sp.ix.each(it.Item(), sp, func(q ids) error {
 			if !sp.match(q) {
 				return nil
 			}

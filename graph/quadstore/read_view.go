@@ -334,7 +334,7 @@ func (v *View) Estimate(ctx context.Context, p Pattern, limit int64) (int64, err
 		if n > limit {
 			return upper, nil
 		}
-		err := sp.ix.each(it.Item(), func(q ids) error {
+		err := sp.ix.each(it.Item(), &sp, func(q ids) error {
 			if sp.match(q) {
 				n++
 			}
