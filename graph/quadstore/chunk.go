@@ -25,9 +25,10 @@ import (
 // three positions in the index's order); the value lists the chunk's
 // entries in order, ids in the key form (appendID). A group's chunks are
 // adjacent keys, in order, and chunk i holds the entries from its first up
-// to the next chunk's first. A commit edits only the chunks its changes
-// fall in (a chunk that grows beyond chunkMax is split in halves, an empty
-// one is deleted), and writes each chunk key once. The other two indexes
+// to the next chunk's first. A commit lists a changed group's chunk keys,
+// reads and rewrites only the chunks its changes fall in (a chunk that
+// grows beyond chunkMax is split in halves, an empty one is deleted), and
+// writes each chunk key once. The other two indexes
 // keep a key per quad: a quad's existence is one key lookup (quadKeyIndex),
 // and their prefixes serve the patterns whose bound terms a group would
 // only filter.
@@ -121,7 +122,8 @@ func (ix index) each(item *badger.Item, sp *scanSpec, fn func(q ids) error) erro
 // chunk is one stored chunk of a group being edited.
 type chunk struct {
 	key     []byte // as stored (nil: not stored yet)
-	es      []spo
+	first   spo    // its first entry, from the key
+	es      []spo  // its entries, read if the commit changes it
 	adds    []spo
 	dels    []spo
 	touched bool
@@ -156,14 +158,14 @@ func (b *builder) writeGroups(bw *batchWriter) error {
 			var chunks []chunk
 			if g < b.firstNew {
 				if it == nil {
-					it = b.w.txn.NewIterator(badger.IteratorOptions{})
+					it = b.w.txn.NewIterator(badger.IteratorOptions{}) // keys only
 				}
 				var err error
 				if chunks, err = ix.readChunks(it, g); err != nil {
 					return err
 				}
 			}
-			if err := ix.editChunks(bw, g, chunks, b.groups[i][g]); err != nil {
+			if err := ix.editChunks(bw, b.w.txn, g, chunks, b.groups[i][g]); err != nil {
 				return err
 			}
 		}
@@ -174,42 +176,60 @@ func (b *builder) writeGroups(bw *batchWriter) error {
 // entry is q's entry in a chunk of ix: the positions after the group.
 func (ix index) entry(q ids) spo { return spo{q[ix.dims[1]], q[ix.dims[2]], q[ix.dims[3]]} }
 
-// readChunks reads the stored chunks of group g with the iterator it.
+// readChunks lists the stored chunks of group g with the iterator it
+// (keys only: editChunks reads the values of the chunks it changes, so
+// that a small change to a large group reads one chunk).
 func (ix index) readChunks(it *badger.Iterator, g uint64) ([]chunk, error) {
 	prefix := appendID([]byte{ix.prefix}, g)
 	var chunks []chunk
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 		c := chunk{key: it.Item().KeyCopy(nil)}
-		err := it.Item().Value(func(v []byte) error {
-			return ix.decodeChunk(c.key, v, func(q ids) error {
-				c.es = append(c.es, ix.entry(q))
-				return nil
-			})
-		})
-		if err != nil {
-			return nil, err
+		rest := c.key[len(prefix):]
+		for d := range c.first {
+			var ok bool
+			if c.first[d], rest, ok = readID(rest); !ok {
+				return nil, fmt.Errorf("%w: chunk key", ErrCorrupt)
+			}
 		}
-		if len(c.es) == 0 {
-			return nil, fmt.Errorf("%w: empty chunk", ErrCorrupt)
+		if len(rest) != 0 {
+			return nil, fmt.Errorf("%w: chunk key", ErrCorrupt)
 		}
 		chunks = append(chunks, c)
 	}
 	return chunks, nil
 }
 
+// load reads the entries of a stored chunk with txn.
+func (ix index) load(txn *badger.Txn, c *chunk) error {
+	item, err := txn.Get(c.key)
+	if err != nil {
+		return fmt.Errorf("chunk: %w", err)
+	}
+	err = item.Value(func(v []byte) error {
+		return ix.decodeChunk(c.key, v, func(q ids) error {
+			c.es = append(c.es, ix.entry(q))
+			return nil
+		})
+	})
+	if err == nil && (len(c.es) == 0 || c.es[0] != c.first) {
+		err = fmt.Errorf("%w: chunk does not start with its key's entry", ErrCorrupt)
+	}
+	return err
+}
+
 // editChunks applies e to the chunks of group g and writes the chunks that
 // changed.
-func (ix index) editChunks(bw *batchWriter, g uint64, chunks []chunk, e *groupEdit) error {
+func (ix index) editChunks(bw *batchWriter, txn *badger.Txn, g uint64, chunks []chunk, e *groupEdit) error {
 	if len(chunks) == 0 {
 		chunks = []chunk{{}}
 	}
 	// Chunk i takes the changes from its first quad up to the next chunk's
 	// first; the first chunk also takes those before its first quad.
 	find := func(x spo) int {
-		i, _ := slices.BinarySearchFunc(chunks[1:], x, func(c chunk, x spo) int { return cmpSPO(c.es[0], x) })
+		i, _ := slices.BinarySearchFunc(chunks[1:], x, func(c chunk, x spo) int { return cmpSPO(c.first, x) })
 		// chunks[1:][i] is the first chunk (after chunk 0) starting at or
 		// after x.
-		if i < len(chunks)-1 && cmpSPO(chunks[1+i].es[0], x) == 0 {
+		if i < len(chunks)-1 && chunks[1+i].first == x {
 			return 1 + i
 		}
 		return i
@@ -226,6 +246,11 @@ func (ix index) editChunks(bw *batchWriter, g uint64, chunks []chunk, e *groupEd
 		c := &chunks[i]
 		if !c.touched {
 			continue
+		}
+		if c.key != nil {
+			if err := ix.load(txn, c); err != nil {
+				return fmt.Errorf("index %c, node %d: %w", ix.prefix, g, err)
+			}
 		}
 		es, err := mergeChunk(c.es, c.adds, c.dels)
 		if err != nil {
