@@ -480,8 +480,8 @@ func (it *nodeIndex) String() string                       { return "QuadStoreNo
 // Badger iterator at the scan's timestamp, so that nothing stays open
 // between calls to Next (Cayley does not always close its iterators). The
 // timestamp is pinned from the first Next until the end or Close. Each key
-// gives one result (decode) or any number (each: the quads of a graph
-// chunk).
+// gives one result (decode) or any number (each: the quads of a chunk of
+// the subject or graph index).
 type scanner struct {
 	v      *Snapshot
 	prefix []byte

@@ -13,9 +13,9 @@ import (
 type ids [4]uint64
 
 // index is one permutation index: its key prefix byte and the quad
-// positions its key holds, in order. A grouped index (GSPO) keeps the
-// quads of one graph in chunks (see chunk.go): a key per chunk, not per
-// quad, whose value lists the other three positions.
+// positions its key holds, in order. A grouped index (SPOG, GSPO) keeps
+// the quads of one subject or graph in chunks (see chunk.go): a key per
+// chunk, not per quad, whose value lists the other three positions.
 type index struct {
 	prefix  byte
 	dims    [4]int
