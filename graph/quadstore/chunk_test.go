@@ -7,21 +7,35 @@ import (
 	"testing"
 )
 
-// TestChunkCodec: a chunk's key and value decode to its graph's quads.
+// TestChunkCodec: a chunk's key and value decode to its group's quads, in
+// both chunked indexes (subject: entries are (p, o, g); graph: (s, p, o)).
 func TestChunkCodec(t *testing.T) {
 	es := []spo{{1, 2, 3}, {1, 2, 300}, {70000, 5, math.MaxUint64}}
-	for _, g := range []uint64{0, 7, math.MaxUint64} {
-		var got []ids
-		err := indexes[3].decodeChunk(indexes[3].chunkKey(g, es[0]), appendChunk(nil, es), func(q ids) error {
-			got = append(got, q)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := []ids{{1, 2, 3, g}, {1, 2, 300, g}, {70000, 5, math.MaxUint64, g}}
-		if !slices.Equal(got, want) {
-			t.Errorf("graph %d: %v, want %v", g, got, want)
+	for _, ix := range []index{indexes[0], indexes[3]} {
+		for _, g := range []uint64{0, 7, math.MaxUint64} {
+			var got []ids
+			err := ix.decodeChunk(ix.chunkKey(g, es[0]), appendChunk(nil, es), func(q ids) error {
+				got = append(got, q)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []ids
+			for _, e := range es {
+				var q ids
+				q[ix.dims[0]] = g
+				for i, d := range ix.dims[1:] {
+					q[d] = e[i]
+				}
+				want = append(want, q)
+				if ix.entry(q) != e {
+					t.Errorf("index %c: entry(%v) = %v, want %v", ix.prefix, q, ix.entry(q), e)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("index %c, group %d: %v, want %v", ix.prefix, g, got, want)
+			}
 		}
 	}
 }
