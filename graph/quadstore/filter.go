@@ -117,17 +117,13 @@ func (s *Store) filterAdd(keys [][]byte, nodes uint64) {
 // between the snapshot and the moment the writer starts adding to the new
 // filter.
 func (s *Store) startFilterBuild(capacity uint64) {
-	ts := s.readTs.Load()
-	nb := newTermFilter(capacity, ts)
-	s.building.Store(nb)
 	if s.st.nodes == 0 { // nothing to scan
-		s.filter.Store(nb)
-		s.building.Store(nil)
+		s.filter.Store(newTermFilter(capacity, s.readTs.Load()))
 		return
 	}
-	s.rmu.Lock()
-	s.readers[ts]++
-	s.rmu.Unlock()
+	ts := s.pin() // the scan's snapshot, until it is done
+	nb := newTermFilter(capacity, ts)
+	s.building.Store(nb)
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()

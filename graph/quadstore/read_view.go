@@ -3,6 +3,7 @@ package quadstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -263,13 +264,7 @@ func (v *View) Count(ctx context.Context, p Pattern) (int64, error) {
 	if err != nil || !ok {
 		return 0, err
 	}
-	nb := 0
-	for _, b := range mask {
-		if b {
-			nb++
-		}
-	}
-	switch nb {
+	switch boundCount(mask) {
 	case 0:
 		st, err := v.s.readState(v.ts)
 		return int64(st.quads), err
@@ -304,13 +299,7 @@ func (v *View) Estimate(ctx context.Context, p Pattern, limit int64) (int64, err
 	if err != nil || !ok {
 		return 0, err
 	}
-	nb := 0
-	for _, b := range mask {
-		if b {
-			nb++
-		}
-	}
-	if nb < 2 {
+	if boundCount(mask) < 2 {
 		return v.Count(ctx, p)
 	}
 	upper := int64(math.MaxInt64)
@@ -330,21 +319,29 @@ func (v *View) Estimate(ctx context.Context, p Pattern, limit int64) (int64, err
 	it := v.iterator()
 	defer v.put(it)
 	var n int64
-	for it.Seek(sp.prefix); it.ValidForPrefix(sp.prefix); it.Next() {
-		if n > limit {
-			return upper, nil
+	err = scanIter(ctx, it, &sp, func(ids) error {
+		if n++; n > limit {
+			return errLimit
 		}
-		err := sp.ix.each(it.Item(), &sp, func(q ids) error {
-			if sp.match(q) {
-				n++
-			}
-			return nil
-		})
-		if err != nil {
-			return 0, fmt.Errorf("estimate: %w", err)
+		return nil
+	})
+	if errors.Is(err, errLimit) {
+		return upper, nil
+	}
+	return n, err
+}
+
+// errLimit stops Estimate's scan.
+var errLimit = errors.New("limit reached")
+
+func boundCount(mask [4]bool) int {
+	n := 0
+	for _, b := range mask {
+		if b {
+			n++
 		}
 	}
-	return n, ctx.Err()
+	return n
 }
 
 // NumericRange is Store.NumericRange read from the view; with opt.Triples

@@ -2,6 +2,7 @@ package quadstore
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -135,24 +136,23 @@ func (b *builder) write(bw *batchWriter, adds, dels []change) error {
 		if len(part.cs) == 0 {
 			continue
 		}
-		// Each index's keys are sorted and encoded on their own goroutine
-		// (both cores), while the keys of the previous index go to Badger.
-		// Badger's memtable is a skiplist, and inserting in key order keeps
-		// the search path in the CPU cache.
-		var runs [len(indexes) + 1]chan keyRun
-		for i := range runs {
-			runs[i] = make(chan keyRun, 1)
-			go func() {
-				switch {
-				case i < len(indexes) && indexes[i].grouped:
-					runs[i] <- keyRun{} // written by finish
-				case i < len(indexes):
-					runs[i] <- indexRun(indexes[i], part.cs)
-				default:
-					runs[i] <- b.numericRun(part.cs)
-				}
-			}()
+		// The keys of each per-quad index (the chunked ones are written by
+		// finish) and of the numeric index are sorted and encoded on their
+		// own goroutine (both cores), while the keys of the previous one go
+		// to Badger. Badger's memtable is a skiplist, and inserting in key
+		// order keeps the search path in the CPU cache.
+		var runs []chan keyRun
+		spawn := func(f func() keyRun) {
+			c := make(chan keyRun, 1)
+			runs = append(runs, c)
+			go func() { c <- f() }()
 		}
+		for _, ix := range indexes {
+			if !ix.grouped {
+				spawn(func() keyRun { return indexRun(ix, part.cs) })
+			}
+		}
+		spawn(func() keyRun { return b.numericRun(part.cs) })
 		for i := range runs {
 			r := <-runs[i]
 			for j := range r.ends {
@@ -289,15 +289,7 @@ func (b *builder) finish(bw *batchWriter) error {
 	for id := range b.delta {
 		updates = append(updates, nodeUpdate{id: id})
 	}
-	slices.SortFunc(updates, func(a, b nodeUpdate) int {
-		switch {
-		case a.id < b.id:
-			return -1
-		case a.id > b.id:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(updates, func(a, b nodeUpdate) int { return cmp.Compare(a.id, b.id) })
 	// Existing nodes' records are read on Options.Workers goroutines
 	// (independent reads of one snapshot).
 	if err := b.readNodes(updates, newEnc); err != nil {
