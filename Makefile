@@ -61,7 +61,7 @@ bench: deps
 		$(GO) test -run '^$$' -bench "^BenchmarkLoad$$/^$$b$$" -benchtime 1x -timeout 30m ./graph/ | grep -E '^Benchmark|^ok|FAIL'; \
 	done
 	@for b in memory kv badger; do \
-		$(GO) test -run '^$$' -bench "(ReadGraph|NumericFilter|NumericRange|TwoHopJoin|TwoHopJoinPath)/^$$b$$" -timeout 60m ./graph/ | grep -E '^Benchmark|^ok|FAIL'; \
+		$(GO) test -run '^$$' -bench "(ReadGraph|NumericFilter|NumericRange|TwoHop)/^$$b$$" -timeout 60m ./graph/ | grep -E '^Benchmark|^ok|FAIL'; \
 	done
 	$(GO) test -run '^$$' -bench . -timeout 60m $$($(GO) list ./... | grep -v -e '/graph$$' -e '/queries/sparql$$')
 	$(GO) test -run '^$$' -bench . -benchtime 3x -v -timeout 60m ./queries/sparql/ | grep -v -e '^=== ' -e '^--- '

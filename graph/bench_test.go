@@ -14,9 +14,9 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/molgraph/molgraph/internal/sharedtest"
 
 	cgraph "github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/path"
@@ -56,12 +56,6 @@ func benchMolecule(i int) graph.NamedGraph {
 		{Subject: mw, Predicate: bValue, Object: ontology.Double(w)},
 		{Subject: mw, Predicate: quad.IRI(ontology.SIO + "SIO_000221"), Object: quad.IRI(ontology.UNIT + "DA")},
 	}}
-}
-
-func peakRSSMB() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return float64(ru.Maxrss) / 1024
 }
 
 func load(b *testing.B, s *graph.Store) {
@@ -141,20 +135,11 @@ func loadedStore(b *testing.B, backend string) *graph.Store {
 	return l.s
 }
 
-// cpuSeconds is the CPU time (user and system) of the process so far:
-// on a shared machine a steadier measure of a load's cost than its wall
-// time.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
 // badgerMemoryLimit is the Go soft memory limit the native store's load
-// runs under, as a server sets it with GOMEMLIMIT (quadstore
-// Options.MemoryLimitMB): Badger's memtables are large short-lived
-// allocations, and without a limit the heap grows to twice the live
-// memory before the garbage collector returns them.
+// runs under (a server sets 1 GiB, or GOMEMLIMIT): Badger's memtables are
+// large short-lived allocations, and without a limit the heap grows to
+// twice the live memory before the garbage collector returns them. The
+// load's live memory is smaller than a batch job's, hence the lower limit.
 const badgerMemoryLimit = 400 << 20
 
 // BenchmarkLoad writes 1,000,000 quads (100k graphs of 10) per op.
@@ -164,7 +149,7 @@ func BenchmarkLoad(b *testing.B) {
 			if backend == "badger" {
 				defer debug.SetMemoryLimit(debug.SetMemoryLimit(badgerMemoryLimit))
 			}
-			cpu0 := cpuSeconds()
+			cpu0 := sharedtest.CPUTime().Seconds()
 			for n := 0; n < b.N; n++ {
 				s, dir := openBench(b, backend)
 				load(b, s)
@@ -174,8 +159,8 @@ func BenchmarkLoad(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(benchResources*10*b.N)/b.Elapsed().Seconds(), "quads/s")
-			b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
-			b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+			b.ReportMetric(sharedtest.PeakRSSMB(), "peak-RSS-MB")
+			b.ReportMetric((sharedtest.CPUTime().Seconds()-cpu0)/float64(b.N), "cpu-s/op")
 		})
 	}
 }
@@ -226,7 +211,7 @@ func BenchmarkNumericFilter(b *testing.B) {
 					b.Fatalf("%d matches, want %d: %v", got, want, err)
 				}
 			}
-			b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+			b.ReportMetric(sharedtest.PeakRSSMB(), "peak-RSS-MB")
 		})
 	}
 }

@@ -37,12 +37,7 @@ func pattern(p Pattern) quadstore.Pattern {
 }
 
 func (b *nativeBackend) match(ctx context.Context, p Pattern, fn func(quad.Quad) error) error {
-	return b.qs.Match(ctx, pattern(p), func(q quad.Quad) error {
-		if q.Label == nil {
-			return nil // molgraph never writes to the default graph
-		}
-		return fn(q)
-	})
+	return b.qs.Match(ctx, pattern(p), dropDefault(fn))
 }
 
 func (b *nativeBackend) count(ctx context.Context, p Pattern) (int64, error) {
@@ -50,7 +45,7 @@ func (b *nativeBackend) count(ctx context.Context, p Pattern) (int64, error) {
 }
 
 func (b *nativeBackend) numericRange(ctx context.Context, pred quad.IRI, r Range, fn func(quad.Quad) error) error {
-	return b.qs.NumericRange(ctx, pred, quadstore.Range{Min: r.Min, Max: r.Max, MinExclusive: r.MinExclusive, MaxExclusive: r.MaxExclusive}, fn)
+	return b.qs.NumericRange(ctx, pred, quadRange(r), fn)
 }
 
 func (b *nativeBackend) graphs(ctx context.Context, fn func(quad.IRI) error) error {
@@ -75,7 +70,7 @@ func (b *nativeBackend) recovered() bool { return b.qs.Recovered() }
 func (b *nativeBackend) close() error { return b.qs.Close() }
 
 // dropDefault skips quads of the default graph, which molgraph never
-// writes to (as nativeBackend.match does).
+// writes to.
 func dropDefault(fn func(quad.Quad) error) func(quad.Quad) error {
 	return func(q quad.Quad) error {
 		if q.Label == nil {

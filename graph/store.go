@@ -49,6 +49,11 @@ type Options struct {
 	ChunkQuads int
 	// SyncWrites makes every commit fsync before it returns (Badger backend).
 	SyncWrites bool
+	// MemoryLimitMB, if > 0, is set as the process's Go soft memory limit
+	// when the Badger backend opens, unless GOMEMLIMIT sets one (see
+	// quadstore.Options.MemoryLimitMB). It is the process's to choose, so
+	// only main sets it.
+	MemoryLimitMB int
 }
 
 // Range is an interval of numbers for NumericRange; use math.Inf for an
@@ -142,11 +147,7 @@ func Open(dir string, opt Options) (*Store, error) {
 	// The term caches hold a million entries each: enough for the working
 	// set of queries over a few hundred thousand resources, which would
 	// otherwise read a term from Badger for most rows.
-	// A soft memory limit of 1 GiB (unless GOMEMLIMIT sets one): the live
-	// heap of a 100,000-molecule batch is some 0.5 GB, and without a limit
-	// the garbage collector lets the heap grow to twice that before it
-	// returns Badger's finished memtables.
-	qs, err := quadstore.Open(filepath.Join(dir, "quads"), quadstore.Options{SyncWrites: opt.SyncWrites, CacheEntries: 1 << 20, MemoryLimitMB: 1024})
+	qs, err := quadstore.Open(filepath.Join(dir, "quads"), quadstore.Options{SyncWrites: opt.SyncWrites, CacheEntries: 1 << 20, MemoryLimitMB: opt.MemoryLimitMB})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -511,15 +512,7 @@ func (v *View) MatchTriples(ctx context.Context, p Pattern, fn func(quad.Quad) e
 		}
 		return v.nv.Match(ctx, pattern(p), quadstore.MatchOptions{Triples: true}, fn)
 	}
-	seen := map[quad.Quad]bool{}
-	return v.s.Match(ctx, p, func(q quad.Quad) error {
-		q.Label = nil
-		if seen[q] {
-			return nil
-		}
-		seen[q] = true
-		return fn(q)
-	})
+	return v.s.Match(ctx, p, distinctTriples(fn))
 }
 
 // NumericRange is Store.NumericRange read from the view.
@@ -542,15 +535,21 @@ func (v *View) NumericRangeTriples(ctx context.Context, pred quad.IRI, r Range, 
 		}
 		return v.nv.NumericRange(ctx, pred, quadRange(r), quadstore.MatchOptions{Triples: true}, fn)
 	}
+	return v.s.NumericRange(ctx, pred, r, distinctTriples(fn))
+}
+
+// distinctTriples calls fn once per triple of the quads it is given, with
+// a nil Label (the backends without a native triples mode).
+func distinctTriples(fn func(quad.Quad) error) func(quad.Quad) error {
 	seen := map[quad.Quad]bool{}
-	return v.s.NumericRange(ctx, pred, r, func(q quad.Quad) error {
+	return func(q quad.Quad) error {
 		q.Label = nil
 		if seen[q] {
 			return nil
 		}
 		seen[q] = true
 		return fn(q)
-	})
+	}
 }
 
 // EstimateCount estimates how many quads match p. On the native backend

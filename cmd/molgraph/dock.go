@@ -42,7 +42,6 @@ type dockStatus struct {
 	Finished int64             `json:"finished_ligands"`
 	Failed   int64             `json:"failed_ligands"`
 	Total    int64             `json:"total_ligands"`
-	Best     *float64          `json:"best_affinity_kcal"`
 	Error    string            `json:"error"`
 	Links    map[string]string `json:"links"`
 }
@@ -50,15 +49,11 @@ type dockStatus struct {
 // dockResults is one page of GET /v1/docking/jobs/{id}/results.
 type dockResults struct {
 	Results []struct {
-		Rank     int     `json:"rank"`
-		Ligand   string  `json:"ligand"`
-		Affinity float64 `json:"affinity_kcal"`
-		RMSDLB   float64 `json:"rmsd_lb"`
-		RMSDUB   float64 `json:"rmsd_ub"`
-		PoseURL  string  `json:"pose_url"`
-		Modes    []struct {
-			Mode int `json:"mode"`
-		} `json:"modes"`
+		Rank     int        `json:"rank"`
+		Ligand   string     `json:"ligand"`
+		Affinity float64    `json:"affinity_kcal"`
+		PoseURL  string     `json:"pose_url"`
+		Modes    []struct{} `json:"modes"` // counted only
 	} `json:"results"`
 	Failures []struct {
 		Ligand string `json:"ligand"`

@@ -224,9 +224,6 @@ func (c *apiClient) submit(ctx context.Context, path, format string, gen3D bool)
 
 func (c *apiClient) status(ctx context.Context, jobURL string) (batchStatus, error) {
 	var st batchStatus
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, jobURL, nil)
-	if err != nil {
-		return st, err
-	}
-	return st, c.do(req, http.StatusOK, &st)
+	err := c.json(ctx, http.MethodGet, jobURL, nil, http.StatusOK, &st)
+	return st, err
 }

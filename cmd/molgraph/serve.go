@@ -119,7 +119,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 
 // openStore opens the configured graph backend.
 func openStore(cfg serveConfig) (*graph.Store, error) {
-	opt := graph.Options{SyncWrites: cfg.syncWrites}
+	// A soft memory limit of 1 GiB for the Badger backend, unless
+	// GOMEMLIMIT sets one: the live heap of a 100,000-molecule batch is
+	// some 0.5 GB, and without a limit the garbage collector lets the heap
+	// grow to twice that before it returns Badger's finished memtables.
+	opt := graph.Options{SyncWrites: cfg.syncWrites, MemoryLimitMB: 1024}
 	switch cfg.store {
 	case "memory":
 		return graph.OpenMemory(opt)

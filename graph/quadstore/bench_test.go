@@ -13,9 +13,10 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/molgraph/molgraph/internal/sharedtest"
 
 	"github.com/cayleygraph/cayley/graph/path"
 	"github.com/cayleygraph/quad"
@@ -52,12 +53,6 @@ func benchMolecule(i int) Graph {
 		{Subject: mw, Predicate: bValue, Object: ontology.Double(w)},
 		{Subject: mw, Predicate: quad.IRI(ontology.SIO + "SIO_000221"), Object: quad.IRI(ontology.UNIT + "DA")},
 	}}
-}
-
-func peakRSSMB() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return float64(ru.Maxrss) / 1024
 }
 
 // loadBench writes resources [from, to) in commits of batch graphs.
@@ -114,19 +109,10 @@ func benchStore(b *testing.B) *Store {
 // (Options.MemoryLimitMB), as a server sets it with GOMEMLIMIT.
 const benchMemoryLimitMB = 400
 
-// cpuSeconds is the CPU time (user and system) of the process so far:
-// on a shared machine a steadier measure of a write's cost than its wall
-// time.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
 // BenchmarkLoad writes 1,000,000 quads (100k graphs of 10) per op, in
 // commits of 2,000 graphs as graph.Store.PutGraphs does (20,000 quads).
 func BenchmarkLoad(b *testing.B) {
-	cpu0 := cpuSeconds()
+	cpu0 := sharedtest.CPUTime().Seconds()
 	for n := 0; n < b.N; n++ {
 		dir := b.TempDir()
 		s, err := Open(dir, Options{MemoryLimitMB: benchMemoryLimitMB})
@@ -139,8 +125,8 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(benchResources*10*b.N)/b.Elapsed().Seconds(), "quads/s")
-	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
-	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+	b.ReportMetric(sharedtest.PeakRSSMB(), "peak-RSS-MB")
+	b.ReportMetric((sharedtest.CPUTime().Seconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkReadGraph reads one resource's graph (10 quads) by its name.
@@ -184,7 +170,7 @@ func BenchmarkNumericFilter(b *testing.B) {
 			b.Fatalf("%d matches, want %d: %v", got, want, err)
 		}
 	}
-	b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+	b.ReportMetric(sharedtest.PeakRSSMB(), "peak-RSS-MB")
 }
 
 // BenchmarkTwoHopJoin: for 1,000 molecules, molecule -SIO_000008->
@@ -281,11 +267,11 @@ func BenchmarkReopenLarge(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		t0, cpu0 := time.Now(), cpuSeconds()
+		t0, cpu0 := time.Now(), sharedtest.CPUTime().Seconds()
 		loadBench(b, s, 0, n, 2000)
 		loadTime := time.Since(t0)
 		fmt.Fprintf(os.Stderr, "loaded %d quads in %v (%.0f quads/s, %.1f CPU-s, peak RSS %.0f MB)\n", 10*n, loadTime,
-			float64(10*n)/loadTime.Seconds(), cpuSeconds()-cpu0, peakRSSMB())
+			float64(10*n)/loadTime.Seconds(), sharedtest.CPUTime().Seconds()-cpu0, sharedtest.PeakRSSMB())
 		if err := s.Close(); err != nil {
 			b.Fatal(err)
 		}

@@ -1,7 +1,8 @@
-// Package sharedtest locates the project's shared corpora for tests: the
-// directory ../shared beside the module root (W3C suites, the QM and docking
-// corpora, the spec). Tests read them there instead of copying them into
-// the repository's testdata.
+// Package sharedtest holds what tests of several packages share: it locates
+// the project's shared corpora, the directory ../shared beside the module
+// root (W3C suites, the QM and docking corpora, the spec), which tests read
+// there instead of copying them into the repository's testdata; and it
+// reports the process's CPU time and peak RSS for benchmarks.
 package sharedtest
 
 import (

@@ -8,9 +8,10 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/molgraph/molgraph/internal/sharedtest"
 
 	"github.com/cayleygraph/quad"
 
@@ -384,12 +385,6 @@ func TestBatchCancel(t *testing.T) {
 	}
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // TestBatchThroughput runs the NCI sample (the first 1000 records, or
 // MOLGRAPH_BATCH_N up to 4999) through a Badger store and reports molecules
 // per second of wall and CPU time and where the time went. Skipped with
@@ -414,10 +409,10 @@ func TestBatchThroughput(t *testing.T) {
 	runner, _ := jobs.NewRunner(st, base, []jobs.Task{task}, jobs.Options{})
 	defer runner.Close()
 	runner.Start(context.Background())
-	cpu0, t0 := cpuTime(), time.Now()
+	cpu0, t0 := sharedtest.CPUTime(), time.Now()
 	j := submit(t, st, task, runner, lines)
 	j = waitFor(t, runner, j.IRI, func(j jobs.Job) bool { return j.Status.Finished() })
-	wall, cpu := time.Since(t0), cpuTime()-cpu0
+	wall, cpu := time.Since(t0), sharedtest.CPUTime()-cpu0
 	s := task.Stats()
 	t.Logf("%d records in %s wall (%.0f mol/s), %s CPU (%.0f mol/CPU-s); chemistry %s wall, %s CPU in RDKit/InChI (%.0f%% of CPU); plan %s, commits %s wall",
 		len(lines), wall.Round(time.Millisecond), float64(len(lines))/wall.Seconds(), cpu.Round(time.Millisecond),

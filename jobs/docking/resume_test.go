@@ -7,9 +7,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/molgraph/molgraph/internal/sharedtest"
 
 	"github.com/cayleygraph/quad"
 
@@ -488,11 +489,6 @@ func BenchmarkResults(b *testing.B) {
 // reportCPU reports the process's CPU time per op (user+system, GC
 // included), steadier than wall time on a shared machine.
 func reportCPU(b *testing.B) func() {
-	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	start := cpu()
-	return func() { b.ReportMetric(float64(cpu()-start)/float64(b.N)/1e6, "cpu-ms/op") }
+	start := sharedtest.CPUTime()
+	return func() { b.ReportMetric(float64(sharedtest.CPUTime()-start)/float64(b.N)/1e6, "cpu-ms/op") }
 }

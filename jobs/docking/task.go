@@ -445,15 +445,13 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 		return fmt.Errorf("docking job %s: receptor file: %w", j.ID, err)
 	}
 	// Which ligands have a result: one read per results graph.
+	rs, err := t.readAllResults(ctx, rec)
+	if err != nil {
+		return err
+	}
 	done := map[string]bool{}
-	for k := 0; k*ResultsPerGraph < len(rec.Ligands); k++ {
-		rs, err := t.readResults(ctx, j.IRI, ResultsIRI(j.IRI, k))
-		if err != nil {
-			return err
-		}
-		for lig := range rs {
-			done[lig] = true
-		}
+	for _, r := range rs {
+		done[r.Ligand] = true
 	}
 	index := map[string]int{}
 	var pending []string
