@@ -149,21 +149,28 @@ func ctxErr(err error) error {
 	return fmt.Errorf("sparql: evaluate: %w", err)
 }
 
+// fromSource runs the source's matcher m for pat, counting each quad
+// against the query's budget (tick), and tells the source's errors from the
+// callback's (sourceErr).
+func (ex *exec) fromSource(m func(context.Context, graph.Pattern, func(quad.Quad) error) error, pat graph.Pattern, fn func(quad.Quad) error) error {
+	var cbErr error
+	err := m(ex.ctx, pat, func(q quad.Quad) error {
+		if err := ex.tick(); err != nil {
+			cbErr = err
+			return err
+		}
+		cbErr = fn(q)
+		return cbErr
+	})
+	return ex.sourceErr(err, cbErr)
+}
+
 // match streams the triples of the active graph matching s, p, o (nil =
 // any). For the union default graph and merged default graphs, a triple in
 // several graphs is reported once (RDF merge).
 func (ex *exec) match(g gctx, s, p, o quad.Value, fn func(q quad.Quad) error) error {
 	call := func(label quad.Value, f func(q quad.Quad) error) error {
-		var cbErr error
-		err := ex.src.Match(ex.ctx, graph.Pattern{Subject: s, Predicate: p, Object: o, Label: label}, func(q quad.Quad) error {
-			if err := ex.tick(); err != nil {
-				cbErr = err
-				return err
-			}
-			cbErr = f(q)
-			return cbErr
-		})
-		return ex.sourceErr(err, cbErr)
+		return ex.fromSource(ex.src.Match, graph.Pattern{Subject: s, Predicate: p, Object: o, Label: label}, f)
 	}
 	if g.named {
 		return call(g.label, fn)
@@ -179,16 +186,7 @@ func (ex *exec) match(g gctx, s, p, o quad.Value, fn func(q quad.Quad) error) er
 	if ex.defaults == nil {
 		if tm, ok := ex.src.(TripleMatcher); ok {
 			// The source merges the graphs itself.
-			var cbErr error
-			err := tm.MatchTriples(ex.ctx, graph.Pattern{Subject: s, Predicate: p, Object: o}, func(q quad.Quad) error {
-				if err := ex.tick(); err != nil {
-					cbErr = err
-					return err
-				}
-				cbErr = fn(q)
-				return cbErr
-			})
-			return ex.sourceErr(err, cbErr)
+			return ex.fromSource(tm.MatchTriples, graph.Pattern{Subject: s, Predicate: p, Object: o}, fn)
 		}
 	}
 	var labels []quad.Value

@@ -151,21 +151,37 @@ func (ex *exec) evalOp(x *eOp, g gctx, r row) (quad.Value, error) {
 		}
 		return res.value(), nil
 	case "+", "-", "*", "/":
-		a, ok1 := toNum(args[0])
-		b, ok2 := toNum(args[1])
-		if !ok1 || !ok2 {
-			return nil, errEval
-		}
-		res, err := arith(x.op, a, b)
-		if err != nil {
-			return nil, err
-		}
-		if a.k == kInt && b.k == kInt && x.op != "/" {
-			return intResult(res), nil
-		}
-		return res.value(), nil
+		_, v, err := arithValue(x.op, args[0], args[1])
+		return v, err
 	}
 	return nil, errEval
+}
+
+// isArith reports whether x is binary + - * /.
+func isArith(x *eOp) bool {
+	switch x.op {
+	case "+", "-", "*", "/":
+		return len(x.args) == 2
+	}
+	return false
+}
+
+// arithValue computes x op y for + - * /: the number, and the literal the
+// expression's value is.
+func arithValue(op string, x, y quad.Value) (num, quad.Value, error) {
+	a, ok1 := toNum(x)
+	b, ok2 := toNum(y)
+	if !ok1 || !ok2 {
+		return num{}, nil, errEval
+	}
+	res, err := arith(op, a, b)
+	if err != nil {
+		return num{}, nil, err
+	}
+	if a.k == kInt && b.k == kInt && op != "/" {
+		return res, intResult(res), nil
+	}
+	return res, res.value(), nil
 }
 
 func (ex *exec) evalBool(e expr, g gctx, r row) (bool, error) {
@@ -761,59 +777,33 @@ func (ex *exec) evalFunc(x *eFunc, g gctx, r row) (quad.Value, error) {
 	if len(x.args) != 1 || !strings.HasPrefix(string(x.iri), nsXSD) {
 		return nil, errEval
 	}
-	if op, ok := x.args[0].(*eOp); ok {
+	if op, ok := x.args[0].(*eOp); ok && isArith(op) {
 		// A cast of arithmetic: cast the number without writing it out
-		// and parsing it back.
-		n, ok, err := ex.arithNum(op, g, r)
+		// and parsing it back, when its literal holds it exactly (an int,
+		// float or double; a decimal's literal is rounded).
+		var args [2]quad.Value
+		for i, a := range op.args {
+			v, err := ex.evalExpr(a, g, r)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = v
+		}
+		n, v, err := arithValue(op.op, args[0], args[1])
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		switch n.k {
+		case kDouble, kFloat, kInt:
 			return castNum(x.iri, n)
 		}
+		return cast(x.iri, v)
 	}
 	v, err := ex.evalExpr(x.args[0], g, r)
 	if err != nil {
 		return nil, err
 	}
 	return cast(x.iri, v)
-}
-
-// arithNum evaluates x when it is + - * / and its value converts exactly
-// to and from its literal (an int, float or double result; evalOp gives
-// the literal): ok is false when x is something else, and the error is
-// evalOp's.
-func (ex *exec) arithNum(x *eOp, g gctx, r row) (n num, ok bool, err error) {
-	switch x.op {
-	case "+", "-", "*", "/":
-	default:
-		return num{}, false, nil
-	}
-	if len(x.args) != 2 {
-		return num{}, false, nil
-	}
-	var args [2]quad.Value
-	for i, a := range x.args {
-		v, err := ex.evalExpr(a, g, r)
-		if err != nil {
-			return num{}, false, err
-		}
-		args[i] = v
-	}
-	a, ok1 := toNum(args[0])
-	b, ok2 := toNum(args[1])
-	if !ok1 || !ok2 {
-		return num{}, false, errEval
-	}
-	res, err := arith(x.op, a, b)
-	if err != nil {
-		return num{}, false, err
-	}
-	switch res.k {
-	case kDouble, kFloat, kInt:
-		return res, true, nil
-	}
-	return num{}, false, nil // a decimal: evalOp's literal is rounded
 }
 
 func cast(to quad.IRI, v quad.Value) (quad.Value, error) {

@@ -172,7 +172,7 @@ func (ex *exec) hashLookup(tp *triplePat, g gctx, spo [3]quad.Value, r row, rid 
 		if useIDs {
 			err = ex.buildHashIDs(tp, one, ht)
 		} else {
-			err = ex.buildHash(tp, k.mask, ht)
+			err = ex.buildHash(tp, k.mask, one, nkeys, ht)
 		}
 		if err != nil {
 			return true, err
@@ -219,12 +219,7 @@ func (ex *exec) hashLookup(tp *triplePat, g gctx, spo [3]quad.Value, r row, rid 
 // buildHashIDs reads every triple of tp (its constants bound) into ht,
 // keyed by the id of the term at position one, which is not decoded.
 func (ex *exec) buildHashIDs(tp *triplePat, one int, ht *hashTable) error {
-	var c [3]quad.Value
-	for i, t := range [3]term{tp.s, tp.p, tp.o} {
-		if !t.isVar() {
-			c[i] = t.v
-		}
-	}
+	c := tp.constants()
 	size := int(ex.estimate(ex.ctx, tp))
 	byID := make(map[uint64]int32, size)
 	entries := make([]hashEntry, 0, size)
@@ -260,21 +255,9 @@ func (ex *exec) buildHashIDs(tp *triplePat, one int, ht *hashTable) error {
 }
 
 // buildHash reads every triple of tp (its constants bound) into ht, keyed
-// by the positions of mask.
-func (ex *exec) buildHash(tp *triplePat, mask [3]bool, ht *hashTable) error {
-	var c [3]quad.Value
-	for i, t := range [3]term{tp.s, tp.p, tp.o} {
-		if !t.isVar() {
-			c[i] = t.v
-		}
-	}
-	one, nkeys := -1, 0
-	for i, m := range mask {
-		if m {
-			one = i
-			nkeys++
-		}
-	}
+// by the positions of mask (nkeys of them; one is the last).
+func (ex *exec) buildHash(tp *triplePat, mask [3]bool, one, nkeys int, ht *hashTable) error {
+	c := tp.constants()
 	if nkeys != 1 {
 		one = -1
 	}
@@ -317,3 +300,14 @@ func (ex *exec) buildHash(tp *triplePat, mask [3]bool, ht *hashTable) error {
 }
 
 var errNoHash = &stopSignal{}
+
+// constants returns tp's constant terms by position (nil for variables).
+func (tp *triplePat) constants() [3]quad.Value {
+	var c [3]quad.Value
+	for i, t := range [3]term{tp.s, tp.p, tp.o} {
+		if !t.isVar() {
+			c[i] = t.v
+		}
+	}
+	return c
+}

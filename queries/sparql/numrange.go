@@ -265,10 +265,6 @@ func (ex *exec) matchRange(tp *triplePat, rg graph.Range, g gctx, r row, rid []u
 		keep = func(q quad.Quad) bool { return set[q.Label] }
 		dedup = len(set) > 1
 	}
-	var seen map[[2]quad.Value]bool
-	if dedup {
-		seen = map[[2]quad.Value]bool{}
-	}
 	if rid != nil && dedup && ex.defaults == nil {
 		// The source reports each triple of the merged graphs once, with
 		// the ids of its terms.
@@ -289,9 +285,12 @@ func (ex *exec) matchRange(tp *triplePat, rg graph.Range, g gctx, r row, rid []u
 		return ex.sourceErr(err, cbErr)
 	}
 	scan := ex.src.(NumericRanger).NumericRange
+	var seen map[[2]quad.Value]bool
 	if tm, ok := ex.src.(TripleMatcher); ok && dedup && ex.defaults == nil {
 		// The source reports each triple of the merged graphs once.
-		scan, seen = tm.NumericRangeTriples, nil
+		scan = tm.NumericRangeTriples
+	} else if dedup {
+		seen = map[[2]quad.Value]bool{}
 	}
 	var cbErr error
 	err := scan(ex.ctx, p, rg, func(q quad.Quad) error {

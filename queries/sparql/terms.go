@@ -650,15 +650,7 @@ func compareTerms(a, b quad.Value) (int, error) {
 	if ca != cb {
 		return 0, errEval
 	}
-	switch ca {
-	case cNum:
-		na, _ := toNum(a)
-		nb, _ := toNum(b)
-		c, ok := cmpNum(na, nb)
-		if !ok {
-			return 0, errNaN
-		}
-		return c, nil
+	switch ca { // two numbers were compared above
 	case cString:
 		sa, _, _ := stringLit(a)
 		sb, _, _ := stringLit(b)
