@@ -110,8 +110,9 @@ func (s *service) stop() {
 }
 
 // storeReceptor stores the corpus 1iep receptor (Meeko's PDBQT) as
-// rec-1iep without pockets: the jobs here give their box.
-func storeReceptor(t *testing.T, st *graph.Store) {
+// rec-1iep with the given pockets (the jobs here give their box; the
+// task tests' fixture adds the crystal ligand's pocket).
+func storeReceptor(t *testing.T, st *graph.Store, pockets ...ontology.ReceptorPocket) {
 	t.Helper()
 	rp := corpus(t, "vina-examples/1iep/1iep_receptor.pdbqt")
 	ref, err := st.Blobs().PutBytes(rp)
@@ -120,7 +121,7 @@ func storeReceptor(t *testing.T, st *graph.Store) {
 	}
 	f := ontology.ReceptorFile{SHA256: ref.SHA256, Bytes: ref.Size, MediaType: ontology.MediaTypePDBQT}
 	rec := &ontology.ReceptorRecord{Name: "1iep", Format: "pdbqt", Atoms: 1, Residues: 1, Chains: 1,
-		Source: f, Prepared: f, CreatedAt: time.Now().UTC()}
+		Pockets: pockets, Source: f, Prepared: f, CreatedAt: time.Now().UTC()}
 	qs, err := ontology.ReceptorQuads(base, "rec-1iep", rec)
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +294,6 @@ func fakeOutcome(t testing.TB, st *graph.Store, reg *batch.Registry, i int, id s
 func TestResultsBulk(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	storeReceptor(t, f.store)
 	var ids []string
 	for i := range 70 {
 		m, _, err := f.reg.Register(ctx, batch.Input{Format: chem.FormatSMILES, Content: strings.Repeat("C", i+1) + "O"})

@@ -71,22 +71,8 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp := corpus(t, "vina-examples/1iep/1iep_receptor.pdbqt")
-	ref, err := st.Blobs().PutBytes(rp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := ontology.ReceptorFile{SHA256: ref.SHA256, Bytes: ref.Size, MediaType: ontology.MediaTypePDBQT}
-	rec := &ontology.ReceptorRecord{Name: "1iep", Format: "pdbqt", Atoms: 1, Residues: 1, Chains: 1,
-		Pockets: []ontology.ReceptorPocket{{ID: "p1", Rank: 1, Center: [3]float64{15.190, 53.903, 16.917},
-			Size: [3]float64{20, 20, 20}, Score: 1}}, Source: f, Prepared: f, CreatedAt: time.Now().UTC()}
-	qs, err := ontology.ReceptorQuads(base, "rec-1iep", rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.PutGraph(context.Background(), ontology.ResourceIRI(base, ontology.KindReceptor, "rec-1iep"), qs); err != nil {
-		t.Fatal(err)
-	}
+	storeReceptor(t, st, ontology.ReceptorPocket{ID: "p1", Rank: 1, Center: [3]float64{15.190, 53.903, 16.917},
+		Size: [3]float64{20, 20, 20}, Score: 1})
 	task := NewTask(reg, vina, Options{Workers: 1})
 	r, err := jobs.NewRunner(st, base, []jobs.Task{task}, jobs.Options{})
 	if err != nil {
