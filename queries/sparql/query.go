@@ -431,6 +431,8 @@ func fastGroupKey(v quad.Value) (quad.Value, bool) {
 		return fastGroupKey(x.TypedString()) // String() is TypedString().String()
 	case quad.Float:
 		return fastGroupKey(x.TypedString())
+	case quad.Time:
+		return fastGroupKey(x.TypedString())
 	}
 	return nil, false
 }
