@@ -7,13 +7,13 @@ BIN      := bin/molgraph
 ADDR     ?= :8080
 DATA     ?= ./data
 FUZZTIME ?= 20s
-# Debian packages the build and the tests use: RDKit and InChI for package
-# chem (cgo), Vina and Open Babel for docking, rapper to check our Turtle,
+# Debian packages the build and the tests use: RDKit, InChI and jemalloc
+# (the C allocator, see chem/cgo.go) for package chem (cgo), Vina and Open Babel for docking, rapper to check our Turtle,
 # RDKit's Python bindings (with numpy) as an independent reference in tests,
 # Psi4 to make fresh logs for the Psi4 parser's tests, and real SPARQL
 # clients (SPARQLWrapper, rdflib, roqet) for the endpoint's tests, and
 # headless Chromium to drive the query page once.
-APT_PKGS := build-essential librdkit-dev libinchi-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit psi4 \
+APT_PKGS := build-essential librdkit-dev libinchi-dev libjemalloc-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit psi4 \
             python3-rdflib python3-sparqlwrapper rasqal-utils rdkit-data chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # npm reference tools, installed outside the repo: shacl-engine cross-checks

@@ -24,7 +24,9 @@ enum {
 enum {
   MG_GEN3D = 1,        // embed with ETKDGv3 + MMFF94
   MG_NO_NORMALIZE = 2, // skip cleanup/fragment/neutralize (benchmarks)
-  MG_COORDS2D = 4      // compute 2D coordinates (molblock) without 3D
+  MG_COORDS2D = 4,     // compute 2D coordinates (molblock) without 3D
+  MG_NO_SHORTCUTS = 8  // run every standardization step even where it
+                       // cannot change the molecule (tests)
 };
 
 // mg_atoms is a 3D ligand without bond orders (from a PDBQT file).
@@ -52,10 +54,18 @@ typedef struct {
   char *molblock;  // 3D (with H) when has3d, else 2D
   char *xyz;       // only when has3d
   int has3d;
+  int shortcuts;   // MG_SKIPPED_* bits: standardization steps skipped
   // CPU microseconds per stage
   double us_parse, us_normalize, us_smiles, us_inchi, us_props, us_qed,
       us_coords;
 } mg_result;
+
+// Bits of mg_result.shortcuts.
+enum {
+  MG_SKIPPED_REMOVEHS = 1,
+  MG_SKIPPED_REIONIZE = 2,
+  MG_SKIPPED_UNCHARGE = 4
+};
 
 typedef struct mg_worker mg_worker;
 
@@ -93,6 +103,11 @@ int mg_structure(const char *molblock, size_t len, const char *expect_smiles,
 // the SMILES does not parse, 0 otherwise. For tests; never throws.
 int mg_check_screens(mg_worker *w, const char *smiles, size_t len,
                      char **report);
+
+// mg_allocator sets *version to jemalloc's version string (static, not to
+// be freed) and returns 0 if malloc is jemalloc's: a malloc of 1 MiB shows
+// in jemalloc's per-thread allocation counter. Returns -1 otherwise.
+int mg_allocator(const char **version);
 
 #ifdef __cplusplus
 }

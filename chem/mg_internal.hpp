@@ -80,6 +80,24 @@ class Pattern {
   bool firstUsable_ = false;   // the first query atom is testable alone
 };
 
+// ReionizeScreen tells when RDKit's MolStandardize::Reionizer (2022.09,
+// Charge.cpp) would return its input unchanged: when none of its charge
+// corrections matches (so the net charge does not move) and none of the
+// ionized (base) forms of its acid-base catalog matches (so weakestIonized
+// finds nothing and no proton moves). It screens the catalog's own
+// patterns, built as the default Reionizer builds them.
+class ReionizeScreen {
+ public:
+  ReionizeScreen();
+  // mayChange is false only if reionize(mol) would be a copy of mol.
+  bool mayChange(const RDKit::ROMol &mol, const MolTypes &types) const;
+  // patterns lists the screened patterns (for mg_check_screens).
+  std::vector<const Pattern *> patterns() const;
+
+ private:
+  std::vector<Pattern> patterns_;
+};
+
 // Crippen computes RDKit's Wildman-Crippen logP with screened patterns.
 class Crippen {
  public:

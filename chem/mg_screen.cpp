@@ -14,6 +14,9 @@
 #include "mg_internal.hpp"
 
 #include <GraphMol/Descriptors/Crippen.h>
+#include <GraphMol/MolStandardize/AcidBaseCatalog/AcidBaseCatalogParams.h>
+#include <GraphMol/MolStandardize/Charge.h>
+#include <GraphMol/MolStandardize/MolStandardize.h>
 #include <GraphMol/MolOps.h>
 #include <GraphMol/QueryAtom.h>
 #include <GraphMol/QueryOps.h>
@@ -217,6 +220,37 @@ bool Pattern::firstMayMatch(const Atom *a) const {
   } catch (...) {
     return true;  // e.g. ring information the search would compute
   }
+}
+
+ReionizeScreen::ReionizeScreen() {
+  for (const auto &cc : MolStandardize::CHARGE_CORRECTIONS) {
+    patterns_.push_back(Pattern::fromSmarts(cc.Smarts));
+  }
+  // The default Reionizer reads the same catalog: the built-in acid-base
+  // pairs when acidbaseFile is empty.
+  auto params = std::make_shared<MolStandardize::AcidBaseCatalogParams>(
+      MolStandardize::defaultCleanupParameters.acidbaseFile);
+  for (const auto &pair : params->getPairs()) {
+    boost::shared_ptr<ROMol> keep = pair.second;
+    std::shared_ptr<const ROMol> q(keep.get(), [keep](const ROMol *) {});
+    patterns_.emplace_back(q);
+  }
+  if (params->getPairs().empty()) {
+    throw std::runtime_error("RDKit's acid-base catalog is empty");
+  }
+}
+
+bool ReionizeScreen::mayChange(const ROMol &mol, const MolTypes &types) const {
+  for (const auto &p : patterns_) {
+    if (p.mayMatch(mol, types)) return true;
+  }
+  return false;
+}
+
+std::vector<const Pattern *> ReionizeScreen::patterns() const {
+  std::vector<const Pattern *> out;
+  for (const auto &p : patterns_) out.push_back(&p);
+  return out;
 }
 
 std::vector<const Pattern *> Crippen::patterns() const {

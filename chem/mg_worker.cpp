@@ -50,6 +50,7 @@ struct mg_worker {
   MolStandardize::Reionizer reionizer;
   MolStandardize::LargestFragmentChooser chooser{true};  // prefer organic
   MolStandardize::Uncharger uncharger;
+  mg::ReionizeScreen reionizeScreen;
   mg::QED qed;
   mg::Crippen crippen;
   mg::Counters counters;
@@ -98,6 +99,20 @@ std::uint64_t signature(const ROMol &m) {
     h += mix(0x100000000000ULL + static_cast<std::uint64_t>(b->getBondType()));
   }
   return h;
+}
+
+bool hasHydrogenAtom(const ROMol &m) {
+  for (const auto a : m.atoms()) {
+    if (a->getAtomicNum() == 1) return true;
+  }
+  return false;
+}
+
+bool hasFormalCharge(const ROMol &m) {
+  for (const auto a : m.atoms()) {
+    if (a->getFormalCharge() != 0) return true;
+  }
+  return false;
 }
 
 RWMol *parseSmiles(const std::string &text) {
@@ -342,6 +357,7 @@ int mg_check_screens(mg_worker *w, const char *smiles, size_t len,
     std::string diff;
     std::vector<const mg::Pattern *> pats = w->qed.patterns();
     for (const auto *p : w->crippen.patterns()) pats.push_back(p);
+    for (const auto *p : w->reionizeScreen.patterns()) pats.push_back(p);
     for (const auto &m : mols) {
       const mg::MolTypes types = mg::typesOf(*m);
       for (const auto *p : pats) {
@@ -427,12 +443,37 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
     if (flags & MG_NO_NORMALIZE) {
       fin.reset(new ROMol(*mol));
     } else {
+      // Three steps are skipped where they cannot change the molecule
+      // (flag MG_NO_SHORTCUTS runs them anyway; TestShortcutsExact
+      // compares both ways). Each is a tenth of the pipeline's time.
+      const bool shortcuts = !(flags & MG_NO_SHORTCUTS);
       RWMol m(*mol);
-      MolOps::removeHs(m);
+      if (shortcuts && !hasHydrogenAtom(m)) {
+        // With no H atom to remove, MolOps::removeHs only sanitizes again
+        // (RDKit 2022.09 AddHs.cpp tests atomsToRemove.empty(), the
+        // bitset's size), and the molecule was sanitized when parsed. Of
+        // that sanitization, what is not a no-op on a sanitized molecule is
+        // its first step: computed properties are cleared, so that the
+        // stereo perception below runs again. (It also clears the ring
+        // information, then finds the same symmetrized SSSR again.)
+        for (auto a : m.atoms()) a->updatePropertyCache(false);
+        m.clearComputedProps(false);  // keeps the ring information
+        out->shortcuts |= MG_SKIPPED_REMOVEHS;
+      } else {
+        MolOps::removeHs(m);
+      }
       std::uint64_t before = signature(m);
       w->metal.disconnect(m);
       std::unique_ptr<ROMol> norm(w->normalizer.normalize(m));
-      std::unique_ptr<ROMol> reion(w->reionizer.reionize(*norm));
+      std::unique_ptr<ROMol> reion;
+      if (shortcuts && !w->reionizeScreen.mayChange(*norm, mg::typesOf(*norm))) {
+        // what Reionizer::reionize returns when nothing matches
+        reion.reset(new ROMol(*norm));
+        if (reion->needsUpdatePropertyCache()) reion->updatePropertyCache(false);
+        out->shortcuts |= MG_SKIPPED_REIONIZE;
+      } else {
+        reion.reset(w->reionizer.reionize(*norm));
+      }
       MolOps::assignStereochemistry(*reion);
       std::uint64_t after = signature(*reion);
       steps.push_back(before == after ? "cleanup"
@@ -465,7 +506,16 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
       }
       int q0 = MolOps::getFormalCharge(*chosen);
       std::uint64_t s0 = signature(*chosen);
-      fin.reset(w->uncharger.uncharge(*chosen));
+      if (shortcuts && !hasFormalCharge(*chosen)) {
+        // Uncharger::uncharge (2022.09) copies the molecule, updating its
+        // property cache if needed; every one of its four patterns asks
+        // for a charged atom, and with no charge there is none to remove.
+        fin.reset(new ROMol(*chosen));
+        if (fin->needsUpdatePropertyCache()) fin->updatePropertyCache(false);
+        out->shortcuts |= MG_SKIPPED_UNCHARGE;
+      } else {
+        fin.reset(w->uncharger.uncharge(*chosen));
+      }
       // The Uncharger leaves cached valences of the charged form, and a
       // neutralized amine N may keep a chiral tag it no longer supports:
       // recompute both, as RDKit's SMILES writer does on a fresh copy.

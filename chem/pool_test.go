@@ -199,3 +199,14 @@ func Test3D(t *testing.T) {
 		t.Errorf("2D: %v %v", d, err)
 	}
 }
+
+// TestAllocator checks that the process's malloc is jemalloc's (see
+// cgo.go): linked, first in symbol resolution, and counting a malloc made
+// from C.
+func TestAllocator(t *testing.T) {
+	a := Allocator()
+	if !strings.HasPrefix(a, "jemalloc 5.") {
+		t.Fatalf("allocator %q, want jemalloc 5", a)
+	}
+	t.Log(a)
+}
