@@ -14,7 +14,7 @@ package chem
 
 /*
 #cgo CXXFLAGS: -std=c++17 -O2 -I/usr/include/rdkit -Wno-deprecated-declarations
-#cgo LDFLAGS: -lRDKitMolStandardize -lRDKitDescriptors -lRDKitDistGeomHelpers -lRDKitDistGeometry -lRDKitForceFieldHelpers -lRDKitForceField -lRDKitDepictor -lRDKitFileParsers -lRDKitSmilesParse -lRDKitSubstructMatch -lRDKitChemTransforms -lRDKitGraphMol -lRDKitRDGeometryLib -lRDKitRDGeneral -linchi -lstdc++ -lm -ljemalloc
+#cgo LDFLAGS: -lRDKitMolStandardize -lRDKitDescriptors -lRDKitDistGeomHelpers -lRDKitDistGeometry -lRDKitForceFieldHelpers -lRDKitForceField -lRDKitDepictor -lRDKitFileParsers -lRDKitSmilesParse -lRDKitSubstructMatch -lRDKitChemReactions -lRDKitChemTransforms -lRDKitGraphMol -lRDKitRDGeometryLib -lRDKitRDGeneral -linchi -lstdc++ -lm -ljemalloc
 #include <stdlib.h>
 #include "mg.h"
 */
@@ -80,9 +80,10 @@ const (
 	flagCoords2D    = C.MG_COORDS2D
 	flagNoShortcuts = C.MG_NO_SHORTCUTS
 
-	skippedRemoveHs = C.MG_SKIPPED_REMOVEHS
-	skippedReionize = C.MG_SKIPPED_REIONIZE
-	skippedUncharge = C.MG_SKIPPED_UNCHARGE
+	skippedRemoveHs  = C.MG_SKIPPED_REMOVEHS
+	skippedReionize  = C.MG_SKIPPED_REIONIZE
+	skippedUncharge  = C.MG_SKIPPED_UNCHARGE
+	skippedNormalize = C.MG_SKIPPED_NORMALIZE
 )
 
 // raw is what the C++ pipeline returns, copied into Go memory.

@@ -43,5 +43,11 @@
 // is still untyped), and a search that cannot succeed is skipped; RDKit's
 // recursive HBA and rotatable-bond queries, which RDKit copies on every
 // call for thread safety, are owned per worker instead; MW, logP, TPSA,
-// HBD and rotatable bonds are computed once for the record and QED.
+// HBD and rotatable bonds are computed once for the record and QED. Three
+// standardization steps are skipped where they cannot change the molecule:
+// removeHs when there is no H atom (it would only sanitize again), the
+// Reionizer when none of its charge corrections and ionized acid forms can
+// match (by the same screens), the Uncharger when no atom is charged
+// (TestShortcutsExact compares every field with the full path). The
+// process's malloc is jemalloc's (see cgo.go).
 package chem

@@ -64,7 +64,8 @@ typedef struct {
 enum {
   MG_SKIPPED_REMOVEHS = 1,
   MG_SKIPPED_REIONIZE = 2,
-  MG_SKIPPED_UNCHARGE = 4
+  MG_SKIPPED_UNCHARGE = 4,
+  MG_SKIPPED_NORMALIZE = 8
 };
 
 typedef struct mg_worker mg_worker;

@@ -62,8 +62,9 @@ class Pattern {
   // atom types: every query atom needs an atom of its own, of a type it
   // admits.
   bool mayMatch(const MolTypes &types) const;
-  // mayMatch(mol, types) adds that every query atom and bond that can be
-  // tested alone matches some atom or bond of mol.
+  // mayMatch(mol, types) adds that every query atom and bond matches some
+  // atom or bond of mol, and every query bond some bond of mol together
+  // with its two atoms (recursive SMARTS parts taken as matching).
   bool mayMatch(const RDKit::ROMol &mol, const MolTypes &types) const;
   // firstMayMatch is false if atom a cannot be matched by the pattern's
   // first query atom.
@@ -75,9 +76,22 @@ class Pattern {
   // "any type") and how many query atoms admit a subset of it: they map to
   // distinct atoms, so the molecule needs at least that many of those types.
   std::vector<std::pair<TypeSet, unsigned>> need_;
-  std::vector<const RDKit::Atom *> atoms_;  // query atoms testable alone
+  // QueryAtomRef tests a query atom on one atom outside a search: exactly
+  // when the query can be tested alone (usable), else with its recursive
+  // SMARTS parts taken as matching.
+  struct QueryAtomRef {
+    const RDKit::Atom *atom = nullptr;
+    bool usable = false;
+    bool mayMatch(const RDKit::Atom *a) const;
+  };
+  struct QueryEdge {
+    const RDKit::Bond *bond;
+    QueryAtomRef begin, end;
+  };
+  std::vector<QueryAtomRef> atoms_;          // query atoms
   std::vector<const RDKit::Bond *> bonds_;  // query bonds that are not "~"
-  bool firstUsable_ = false;   // the first query atom is testable alone
+  std::vector<QueryEdge> edges_;            // query bonds with their atoms
+  QueryAtomRef first_;  // the first query atom (atom null: none)
 };
 
 // ReionizeScreen tells when RDKit's MolStandardize::Reionizer (2022.09,
@@ -96,6 +110,23 @@ class ReionizeScreen {
 
  private:
   std::vector<Pattern> patterns_;
+};
+
+// NormalizeScreen tells when RDKit's MolStandardize::Normalizer (2022.09,
+// Normalize.cpp) would return a one-fragment molecule unchanged: when the
+// reactant template of none of its transforms can match, so that no
+// transform produces anything. It screens the templates of the default
+// transform catalog, built as the default Normalizer builds them.
+class NormalizeScreen {
+ public:
+  NormalizeScreen();
+  // mayChange is false only if normalize(mol) would return a copy of mol.
+  bool mayChange(const RDKit::ROMol &mol, const MolTypes &types) const;
+  std::vector<const Pattern *> patterns() const;
+
+ private:
+  std::vector<Pattern> patterns_;
+  bool always_ = false;  // a transform the screen cannot judge
 };
 
 // Crippen computes RDKit's Wildman-Crippen logP with screened patterns.

@@ -17,6 +17,8 @@
 #include <GraphMol/MolStandardize/AcidBaseCatalog/AcidBaseCatalogParams.h>
 #include <GraphMol/MolStandardize/Charge.h>
 #include <GraphMol/MolStandardize/MolStandardize.h>
+#include <GraphMol/MolStandardize/TransformCatalog/TransformCatalogParams.h>
+#include <GraphMol/ChemReactions/Reaction.h>
 #include <GraphMol/MolOps.h>
 #include <GraphMol/QueryAtom.h>
 #include <GraphMol/QueryOps.h>
@@ -109,7 +111,34 @@ bool queryAtomUsable(const Atom::QUERYATOM_QUERY *q) {
   return true;
 }
 
+// relaxedMatch is a necessary condition for query q to match atom a: q
+// itself where it can be tested alone; where it holds a recursive SMARTS,
+// the tree with every recursive part taken as matching (a negated node
+// over one matches anything, an AND needs its other parts, an OR one part).
+bool relaxedMatch(const Atom::QUERYATOM_QUERY *q, const Atom *a) {
+  if (queryAtomUsable(q)) return q->Match(a);
+  if (q->getNegation()) return true;
+  const std::string &d = q->getDescription();
+  if (d == "AtomAnd") {
+    for (auto c = q->beginChildren(); c != q->endChildren(); ++c) {
+      if (!relaxedMatch(c->get(), a)) return false;
+    }
+    return true;
+  }
+  if (d == "AtomOr") {
+    for (auto c = q->beginChildren(); c != q->endChildren(); ++c) {
+      if (relaxedMatch(c->get(), a)) return true;
+    }
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool Pattern::QueryAtomRef::mayMatch(const Atom *a) const {
+  return usable ? atom->Match(a) : relaxedMatch(atom->getQuery(), a);
+}
 
 MolTypes typesOf(const ROMol &mol) {
   MolTypes t;
@@ -139,13 +168,13 @@ Pattern::Pattern(std::shared_ptr<const ROMol> q) : q_(std::move(q)) {
   for (const auto a : q_->atoms()) {
     TypeSet s = a->hasQuery() ? admitted(a->getQuery()) : allTypes();
     if (!s.all()) sets.push_back(s);
-    if (a->hasQuery() && queryAtomUsable(a->getQuery())) {
-      atoms_.push_back(a);
+    if (a->hasQuery()) {
+      atoms_.push_back({a, queryAtomUsable(a->getQuery())});
     }
   }
-  if (q_->getNumAtoms() > 0) {
+  if (q_->getNumAtoms() > 0 && q_->getAtomWithIdx(0)->hasQuery()) {
     const Atom *first = q_->getAtomWithIdx(0);
-    firstUsable_ = first->hasQuery() && queryAtomUsable(first->getQuery());
+    first_ = {first, queryAtomUsable(first->getQuery())};
   }
   for (const auto &s : sets) {
     if (std::any_of(need_.begin(), need_.end(), [&](const auto &n) { return n.first == s; })) {
@@ -160,6 +189,10 @@ Pattern::Pattern(std::shared_ptr<const ROMol> q) : q_(std::move(q)) {
   for (const auto b : q_->bonds()) {
     if (b->hasQuery() && b->getQuery()->getDescription() != "BondNull") {
       bonds_.push_back(b);
+    }
+    const Atom *x = b->getBeginAtom(), *y = b->getEndAtom();
+    if (b->hasQuery() && x->hasQuery() && y->hasQuery()) {
+      edges_.push_back({b, {x, queryAtomUsable(x->getQuery())}, {y, queryAtomUsable(y->getQuery())}});
     }
   }
 }
@@ -187,10 +220,10 @@ bool Pattern::mayMatch(const MolTypes &types) const {
 bool Pattern::mayMatch(const ROMol &mol, const MolTypes &types) const {
   if (!mayMatch(types)) return false;
   try {
-    for (const Atom *qa : atoms_) {
+    for (const auto &qa : atoms_) {
       bool found = false;
       for (const auto a : mol.atoms()) {
-        if (qa->Match(a)) {
+        if (qa.mayMatch(a)) {
           found = true;
           break;
         }
@@ -207,6 +240,18 @@ bool Pattern::mayMatch(const ROMol &mol, const MolTypes &types) const {
       }
       if (!found) return false;
     }
+    for (const auto &e : edges_) {
+      bool found = false;
+      for (const auto b : mol.bonds()) {
+        const Atom *a = b->getBeginAtom(), *c = b->getEndAtom();
+        if (e.bond->Match(b) && ((e.begin.mayMatch(a) && e.end.mayMatch(c)) ||
+                                 (e.begin.mayMatch(c) && e.end.mayMatch(a)))) {
+          found = true;
+          break;
+        }
+      }
+      if (!found) return false;
+    }
   } catch (...) {
     return true;
   }
@@ -214,9 +259,9 @@ bool Pattern::mayMatch(const ROMol &mol, const MolTypes &types) const {
 }
 
 bool Pattern::firstMayMatch(const Atom *a) const {
-  if (!firstUsable_) return true;
+  if (!first_.atom) return true;
   try {
-    return q_->getAtomWithIdx(0)->Match(a);
+    return first_.mayMatch(a);
   } catch (...) {
     return true;  // e.g. ring information the search would compute
   }
@@ -248,6 +293,36 @@ bool ReionizeScreen::mayChange(const ROMol &mol, const MolTypes &types) const {
 }
 
 std::vector<const Pattern *> ReionizeScreen::patterns() const {
+  std::vector<const Pattern *> out;
+  for (const auto &p : patterns_) out.push_back(&p);
+  return out;
+}
+
+NormalizeScreen::NormalizeScreen() {
+  auto params = std::make_shared<MolStandardize::TransformCatalogParams>(
+      MolStandardize::defaultCleanupParameters.normalizations);
+  for (const auto &rxn : params->getTransformations()) {
+    rxn->initReactantMatchers();
+    if (rxn->getNumReactantTemplates() != 1) {
+      always_ = true;  // Normalizer runs transforms on one molecule
+      continue;
+    }
+    ROMOL_SPTR t = rxn->getReactants()[0];
+    std::shared_ptr<const ROMol> q(t.get(), [t, params](const ROMol *) {});
+    patterns_.emplace_back(q);
+  }
+  if (params->getTransformations().empty()) always_ = true;
+}
+
+bool NormalizeScreen::mayChange(const ROMol &mol, const MolTypes &types) const {
+  if (always_) return true;
+  for (const auto &p : patterns_) {
+    if (p.mayMatch(mol, types)) return true;
+  }
+  return false;
+}
+
+std::vector<const Pattern *> NormalizeScreen::patterns() const {
   std::vector<const Pattern *> out;
   for (const auto &p : patterns_) out.push_back(&p);
   return out;

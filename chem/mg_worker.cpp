@@ -50,6 +50,7 @@ struct mg_worker {
   MolStandardize::Reionizer reionizer;
   MolStandardize::LargestFragmentChooser chooser{true};  // prefer organic
   MolStandardize::Uncharger uncharger;
+  mg::NormalizeScreen normalizeScreen;
   mg::ReionizeScreen reionizeScreen;
   mg::QED qed;
   mg::Crippen crippen;
@@ -358,6 +359,7 @@ int mg_check_screens(mg_worker *w, const char *smiles, size_t len,
     std::vector<const mg::Pattern *> pats = w->qed.patterns();
     for (const auto *p : w->crippen.patterns()) pats.push_back(p);
     for (const auto *p : w->reionizeScreen.patterns()) pats.push_back(p);
+    for (const auto *p : w->normalizeScreen.patterns()) pats.push_back(p);
     for (const auto &m : mols) {
       const mg::MolTypes types = mg::typesOf(*m);
       for (const auto *p : pats) {
@@ -443,7 +445,7 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
     if (flags & MG_NO_NORMALIZE) {
       fin.reset(new ROMol(*mol));
     } else {
-      // Three steps are skipped where they cannot change the molecule
+      // Four steps are skipped where they cannot change the molecule
       // (flag MG_NO_SHORTCUTS runs them anyway; TestShortcutsExact
       // compares both ways). Each is a tenth of the pipeline's time.
       const bool shortcuts = !(flags & MG_NO_SHORTCUTS);
@@ -464,7 +466,20 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
       }
       std::uint64_t before = signature(m);
       w->metal.disconnect(m);
-      std::unique_ptr<ROMol> norm(w->normalizer.normalize(m));
+      std::unique_ptr<ROMol> norm;
+      std::vector<int> normFrags;
+      if (shortcuts && MolOps::getMolFrags(m, normFrags) == 1 &&
+          !w->normalizeScreen.mayChange(m, mg::typesOf(m))) {
+        // what Normalizer::normalize returns for one fragment that no
+        // transform matches: a copy with its property cache updated and
+        // its rings found (a no-op when they are known)
+        norm.reset(new ROMol(m));
+        norm->updatePropertyCache(false);
+        MolOps::fastFindRings(*norm);
+        out->shortcuts |= MG_SKIPPED_NORMALIZE;
+      } else {
+        norm.reset(w->normalizer.normalize(m));
+      }
       std::unique_ptr<ROMol> reion;
       if (shortcuts && !w->reionizeScreen.mayChange(*norm, mg::typesOf(*norm))) {
         // what Reionizer::reionize returns when nothing matches

@@ -12,7 +12,7 @@ import (
 )
 
 // TestShortcutsExact checks the standardization shortcuts of mg_worker.cpp
-// (removeHs, Reionizer and Uncharger skipped where they cannot change the
+// (removeHs, Normalizer, Reionizer and Uncharger skipped where they cannot change the
 // molecule) against the full RDKit path (flag MG_NO_SHORTCUTS): every
 // field of the result, issues and steps included, must be the same. The
 // inputs are the reference molecules, RDKit's NCI sample (Debian
@@ -96,7 +96,7 @@ func TestShortcutsExact(t *testing.T) {
 				mu.Lock()
 				if fast.err == "" {
 					checked++
-					for _, bit := range []int{skippedRemoveHs, skippedReionize, skippedUncharge} {
+					for _, bit := range []int{skippedRemoveHs, skippedNormalize, skippedReionize, skippedUncharge} {
 						if shortcuts&bit != 0 {
 							taken[bit]++
 						}
@@ -120,10 +120,10 @@ func TestShortcutsExact(t *testing.T) {
 	if failed > 0 {
 		t.Fatalf("%d of %d inputs differ", failed, len(inputs))
 	}
-	t.Logf("%d molecules identical both ways; removeHs skipped %d times, Reionizer %d, Uncharger %d",
-		checked, taken[skippedRemoveHs], taken[skippedReionize], taken[skippedUncharge])
+	t.Logf("%d molecules identical both ways; removeHs skipped %d times, Normalizer %d, Reionizer %d, Uncharger %d",
+		checked, taken[skippedRemoveHs], taken[skippedNormalize], taken[skippedReionize], taken[skippedUncharge])
 	if !testing.Short() {
-		for bit, name := range map[int]string{skippedRemoveHs: "removeHs", skippedReionize: "Reionizer", skippedUncharge: "Uncharger"} {
+		for bit, name := range map[int]string{skippedRemoveHs: "removeHs", skippedNormalize: "Normalizer", skippedReionize: "Reionizer", skippedUncharge: "Uncharger"} {
 			if taken[bit] < checked/2 {
 				t.Errorf("%s skipped for only %d of %d molecules", name, taken[bit], checked)
 			}
