@@ -1,17 +1,27 @@
 package chem
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
 // checkFuzz accepts a result or an invalid-molecule error; anything else
-// (another error, a panic, a crash of the process) fails.
+// (another error, a panic, a crash of the process) fails. The result must
+// also be the one of the full standardization path (no shortcuts, see
+// TestShortcutsExact), so fuzzing searches for molecules where a shortcut
+// would change a result.
 func checkFuzz(t *testing.T, in Input) {
 	r, err := process(t, in)
+	full, ferr := fullPath(t).Process(context.Background(), in)
+	if (err == nil) != (ferr == nil) || err != nil && err.Error() != ferr.Error() {
+		t.Fatalf("%q: error %v, without shortcuts %v", in.Content, err, ferr)
+	}
 	if err != nil {
 		if !errors.Is(err, ErrInvalidMolecule) {
 			t.Fatalf("%q: unexpected error %v", in.Content, err)
@@ -21,6 +31,31 @@ func checkFuzz(t *testing.T, in Input) {
 	if r.SMILES == "" && r.HeavyAtoms > 0 {
 		t.Fatalf("%q: empty SMILES", in.Content)
 	}
+	r.Timing, full.Timing = Timing{}, Timing{}
+	if !reflect.DeepEqual(r, full) {
+		t.Fatalf("%q: result\n%+v\nwithout shortcuts\n%+v", in.Content, r, full)
+	}
+}
+
+var fullPool struct {
+	once sync.Once
+	p    *Pool
+	err  error
+}
+
+// fullPath returns a one-worker pool that runs every standardization step
+// (flag MG_NO_SHORTCUTS).
+func fullPath(t *testing.T) *Pool {
+	fullPool.once.Do(func() {
+		fullPool.p, fullPool.err = NewPool(1)
+		if fullPool.p != nil {
+			fullPool.p.flags = flagNoShortcuts
+		}
+	})
+	if fullPool.err != nil {
+		t.Fatal(fullPool.err)
+	}
+	return fullPool.p
 }
 
 func FuzzParseSMILES(f *testing.F) {

@@ -18,6 +18,7 @@ type Pool struct {
 	wg      sync.WaitGroup
 	once    sync.Once
 	workers int
+	flags   int // added to every job's flags (tests: flagNoShortcuts)
 }
 
 type job struct {
@@ -101,6 +102,7 @@ func (p *Pool) Process(ctx context.Context, in Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	j.flags |= p.flags
 	j.reply = make(chan raw, 1)
 	select {
 	case <-p.quit:
@@ -169,6 +171,19 @@ func prepare(in Input) (job, error) {
 		j.format, j.lig, j.text = cAtoms, lig, ""
 	default:
 		return j, fmt.Errorf("chem: process: format %q: %w", in.Format, ErrUnsupportedFormat)
+	}
+	heavy := heavyAtomBound(in.Format, j.text)
+	if j.lig != nil {
+		for _, a := range j.lig.atoms {
+			if a.atomicNum > 1 {
+				heavy++
+			}
+		}
+		heavy = max(heavy, smilesHeavyAtoms(j.lig.template))
+	}
+	if heavy > MaxHeavyAtoms {
+		return j, &MoleculeError{Format: in.Format, Reason: fmt.Sprintf(
+			"%d heavy atoms, more than the %d a molecule may have", heavy, MaxHeavyAtoms)}
 	}
 	return j, nil
 }
