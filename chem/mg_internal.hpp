@@ -94,39 +94,28 @@ class Pattern {
   QueryAtomRef first_;  // the first query atom (atom null: none)
 };
 
-// ReionizeScreen tells when RDKit's MolStandardize::Reionizer (2022.09,
-// Charge.cpp) would return its input unchanged: when none of its charge
-// corrections matches (so the net charge does not move) and none of the
-// ionized (base) forms of its acid-base catalog matches (so weakestIonized
-// finds nothing and no proton moves). It screens the catalog's own
-// patterns, built as the default Reionizer builds them.
-class ReionizeScreen {
+// StepScreen tells when a standardization step of RDKit 2022.09 would
+// return its input unchanged: when none of the patterns the step searches
+// can match. It screens the step's own catalog, built as the default step
+// builds it.
+class StepScreen {
  public:
-  ReionizeScreen();
-  // mayChange is false only if reionize(mol) would be a copy of mol.
+  // reionizer screens MolStandardize::Reionizer (Charge.cpp): with no match
+  // of its charge corrections the net charge does not move, and with no
+  // match of the ionized (base) forms of its acid-base catalog
+  // weakestIonized finds nothing and no proton moves.
+  static StepScreen reionizer();
+  // normalizer screens MolStandardize::Normalizer (Normalize.cpp) on a
+  // one-fragment molecule: the reactant templates of its transforms.
+  static StepScreen normalizer();
+  // mayChange is false only if the step would return a copy of mol.
   bool mayChange(const RDKit::ROMol &mol, const MolTypes &types) const;
   // patterns lists the screened patterns (for mg_check_screens).
   std::vector<const Pattern *> patterns() const;
 
  private:
   std::vector<Pattern> patterns_;
-};
-
-// NormalizeScreen tells when RDKit's MolStandardize::Normalizer (2022.09,
-// Normalize.cpp) would return a one-fragment molecule unchanged: when the
-// reactant template of none of its transforms can match, so that no
-// transform produces anything. It screens the templates of the default
-// transform catalog, built as the default Normalizer builds them.
-class NormalizeScreen {
- public:
-  NormalizeScreen();
-  // mayChange is false only if normalize(mol) would return a copy of mol.
-  bool mayChange(const RDKit::ROMol &mol, const MolTypes &types) const;
-  std::vector<const Pattern *> patterns() const;
-
- private:
-  std::vector<Pattern> patterns_;
-  bool always_ = false;  // a transform the screen cannot judge
+  bool always_ = false;  // the step does what the screen cannot judge
 };
 
 // Crippen computes RDKit's Wildman-Crippen logP with screened patterns.

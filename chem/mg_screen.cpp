@@ -267,54 +267,46 @@ bool Pattern::firstMayMatch(const Atom *a) const {
   }
 }
 
-ReionizeScreen::ReionizeScreen() {
+namespace {
+
+// shared keeps the catalog's query molecule alive for as long as the
+// Pattern that borrows it.
+std::shared_ptr<const ROMol> shared(const ROMOL_SPTR &m) {
+  return std::shared_ptr<const ROMol>(m.get(), [m](const ROMol *) {});
+}
+
+}  // namespace
+
+StepScreen StepScreen::reionizer() {
+  StepScreen s;
   for (const auto &cc : MolStandardize::CHARGE_CORRECTIONS) {
-    patterns_.push_back(Pattern::fromSmarts(cc.Smarts));
+    s.patterns_.push_back(Pattern::fromSmarts(cc.Smarts));
   }
-  // The default Reionizer reads the same catalog: the built-in acid-base
-  // pairs when acidbaseFile is empty.
-  auto params = std::make_shared<MolStandardize::AcidBaseCatalogParams>(
+  // the built-in acid-base pairs when acidbaseFile is empty
+  MolStandardize::AcidBaseCatalogParams params(
       MolStandardize::defaultCleanupParameters.acidbaseFile);
-  for (const auto &pair : params->getPairs()) {
-    boost::shared_ptr<ROMol> keep = pair.second;
-    std::shared_ptr<const ROMol> q(keep.get(), [keep](const ROMol *) {});
-    patterns_.emplace_back(q);
-  }
-  if (params->getPairs().empty()) {
-    throw std::runtime_error("RDKit's acid-base catalog is empty");
-  }
+  for (const auto &pair : params.getPairs()) s.patterns_.emplace_back(shared(pair.second));
+  if (params.getPairs().empty()) s.always_ = true;
+  return s;
 }
 
-bool ReionizeScreen::mayChange(const ROMol &mol, const MolTypes &types) const {
-  for (const auto &p : patterns_) {
-    if (p.mayMatch(mol, types)) return true;
-  }
-  return false;
-}
-
-std::vector<const Pattern *> ReionizeScreen::patterns() const {
-  std::vector<const Pattern *> out;
-  for (const auto &p : patterns_) out.push_back(&p);
-  return out;
-}
-
-NormalizeScreen::NormalizeScreen() {
-  auto params = std::make_shared<MolStandardize::TransformCatalogParams>(
+StepScreen StepScreen::normalizer() {
+  StepScreen s;
+  MolStandardize::TransformCatalogParams params(
       MolStandardize::defaultCleanupParameters.normalizations);
-  for (const auto &rxn : params->getTransformations()) {
+  for (const auto &rxn : params.getTransformations()) {
     rxn->initReactantMatchers();
     if (rxn->getNumReactantTemplates() != 1) {
-      always_ = true;  // Normalizer runs transforms on one molecule
+      s.always_ = true;  // the Normalizer runs transforms on one molecule
       continue;
     }
-    ROMOL_SPTR t = rxn->getReactants()[0];
-    std::shared_ptr<const ROMol> q(t.get(), [t, params](const ROMol *) {});
-    patterns_.emplace_back(q);
+    s.patterns_.emplace_back(shared(rxn->getReactants()[0]));
   }
-  if (params->getTransformations().empty()) always_ = true;
+  if (params.getTransformations().empty()) s.always_ = true;
+  return s;
 }
 
-bool NormalizeScreen::mayChange(const ROMol &mol, const MolTypes &types) const {
+bool StepScreen::mayChange(const ROMol &mol, const MolTypes &types) const {
   if (always_) return true;
   for (const auto &p : patterns_) {
     if (p.mayMatch(mol, types)) return true;
@@ -322,7 +314,7 @@ bool NormalizeScreen::mayChange(const ROMol &mol, const MolTypes &types) const {
   return false;
 }
 
-std::vector<const Pattern *> NormalizeScreen::patterns() const {
+std::vector<const Pattern *> StepScreen::patterns() const {
   std::vector<const Pattern *> out;
   for (const auto &p : patterns_) out.push_back(&p);
   return out;

@@ -50,8 +50,8 @@ struct mg_worker {
   MolStandardize::Reionizer reionizer;
   MolStandardize::LargestFragmentChooser chooser{true};  // prefer organic
   MolStandardize::Uncharger uncharger;
-  mg::NormalizeScreen normalizeScreen;
-  mg::ReionizeScreen reionizeScreen;
+  mg::StepScreen normalizeScreen = mg::StepScreen::normalizer();
+  mg::StepScreen reionizeScreen = mg::StepScreen::reionizer();
   mg::QED qed;
   mg::Crippen crippen;
   mg::Counters counters;
