@@ -77,11 +77,15 @@ class Pattern {
   // distinct atoms, so the molecule needs at least that many of those types.
   std::vector<std::pair<TypeSet, unsigned>> need_;
   // QueryAtomRef tests a query atom on one atom outside a search: exactly
-  // when the query can be tested alone (usable), else with its recursive
-  // SMARTS parts taken as matching.
+  // when its query can be tested alone (usable), else by the parts of it
+  // that every match passes and that can (a recursive SMARTS is only
+  // evaluated by the search); with neither it admits every atom.
   struct QueryAtomRef {
     const RDKit::Atom *atom = nullptr;
     bool usable = false;
+    std::vector<const RDKit::Atom::QUERYATOM_QUERY *> parts;
+    QueryAtomRef() = default;
+    explicit QueryAtomRef(const RDKit::Atom *a);
     bool mayMatch(const RDKit::Atom *a) const;
   };
   struct QueryEdge {
@@ -91,7 +95,7 @@ class Pattern {
   std::vector<QueryAtomRef> atoms_;          // query atoms
   std::vector<const RDKit::Bond *> bonds_;  // query bonds that are not "~"
   std::vector<QueryEdge> edges_;            // query bonds with their atoms
-  QueryAtomRef first_;  // the first query atom (atom null: none)
+  QueryAtomRef first_;  // the first query atom
 };
 
 // StepScreen tells when a standardization step of RDKit 2022.09 would

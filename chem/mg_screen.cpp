@@ -111,33 +111,32 @@ bool queryAtomUsable(const Atom::QUERYATOM_QUERY *q) {
   return true;
 }
 
-// relaxedMatch is a necessary condition for query q to match atom a: q
-// itself where it can be tested alone; where it holds a recursive SMARTS,
-// the tree with every recursive part taken as matching (a negated node
-// over one matches anything, an AND needs its other parts, an OR one part).
-bool relaxedMatch(const Atom::QUERYATOM_QUERY *q, const Atom *a) {
-  if (queryAtomUsable(q)) return q->Match(a);
-  if (q->getNegation()) return true;
-  const std::string &d = q->getDescription();
-  if (d == "AtomAnd") {
-    for (auto c = q->beginChildren(); c != q->endChildren(); ++c) {
-      if (!relaxedMatch(c->get(), a)) return false;
-    }
-    return true;
+// conjuncts collects the parts of q that every match must pass and that
+// can be tested alone: q itself if it can, else (an AND) those of its
+// children. A negated or an OR node over a recursive SMARTS adds nothing.
+void conjuncts(const Atom::QUERYATOM_QUERY *q, std::vector<const Atom::QUERYATOM_QUERY *> &out) {
+  if (queryAtomUsable(q)) {
+    out.push_back(q);
+    return;
   }
-  if (d == "AtomOr") {
-    for (auto c = q->beginChildren(); c != q->endChildren(); ++c) {
-      if (relaxedMatch(c->get(), a)) return true;
-    }
-    return false;
-  }
-  return true;
+  if (q->getNegation() || q->getDescription() != "AtomAnd") return;
+  for (auto c = q->beginChildren(); c != q->endChildren(); ++c) conjuncts(c->get(), out);
 }
 
 }  // namespace
 
+Pattern::QueryAtomRef::QueryAtomRef(const Atom *a) : atom(a) {
+  if (!a || !a->hasQuery()) return;
+  usable = queryAtomUsable(a->getQuery());
+  if (!usable) conjuncts(a->getQuery(), parts);
+}
+
 bool Pattern::QueryAtomRef::mayMatch(const Atom *a) const {
-  return usable ? atom->Match(a) : relaxedMatch(atom->getQuery(), a);
+  if (usable) return atom->Match(a);
+  for (const auto *q : parts) {
+    if (!q->Match(a)) return false;
+  }
+  return true;
 }
 
 MolTypes typesOf(const ROMol &mol) {
@@ -168,14 +167,10 @@ Pattern::Pattern(std::shared_ptr<const ROMol> q) : q_(std::move(q)) {
   for (const auto a : q_->atoms()) {
     TypeSet s = a->hasQuery() ? admitted(a->getQuery()) : allTypes();
     if (!s.all()) sets.push_back(s);
-    if (a->hasQuery()) {
-      atoms_.push_back({a, queryAtomUsable(a->getQuery())});
-    }
+    QueryAtomRef r(a);
+    if (r.usable || !r.parts.empty()) atoms_.push_back(r);
   }
-  if (q_->getNumAtoms() > 0 && q_->getAtomWithIdx(0)->hasQuery()) {
-    const Atom *first = q_->getAtomWithIdx(0);
-    first_ = {first, queryAtomUsable(first->getQuery())};
-  }
+  if (q_->getNumAtoms() > 0) first_ = QueryAtomRef(q_->getAtomWithIdx(0));
   for (const auto &s : sets) {
     if (std::any_of(need_.begin(), need_.end(), [&](const auto &n) { return n.first == s; })) {
       continue;
@@ -190,10 +185,7 @@ Pattern::Pattern(std::shared_ptr<const ROMol> q) : q_(std::move(q)) {
     if (b->hasQuery() && b->getQuery()->getDescription() != "BondNull") {
       bonds_.push_back(b);
     }
-    const Atom *x = b->getBeginAtom(), *y = b->getEndAtom();
-    if (b->hasQuery() && x->hasQuery() && y->hasQuery()) {
-      edges_.push_back({b, {x, queryAtomUsable(x->getQuery())}, {y, queryAtomUsable(y->getQuery())}});
-    }
+    if (b->hasQuery()) edges_.push_back({b, QueryAtomRef(b->getBeginAtom()), QueryAtomRef(b->getEndAtom())});
   }
 }
 
@@ -259,7 +251,6 @@ bool Pattern::mayMatch(const ROMol &mol, const MolTypes &types) const {
 }
 
 bool Pattern::firstMayMatch(const Atom *a) const {
-  if (!first_.atom) return true;
   try {
     return first_.mayMatch(a);
   } catch (...) {
