@@ -22,7 +22,6 @@ import "C"
 
 import (
 	"errors"
-	"runtime"
 	"time"
 	"unsafe"
 )
@@ -39,9 +38,7 @@ func initRDKit() { C.mg_init() }
 // and is "" unless malloc is jemalloc's: a 1 MiB malloc must show in
 // jemalloc's count of the bytes this thread allocated.
 func Allocator() string {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var v *C.char
+	var v *C.char // one cgo call: the malloc and both counts on one thread
 	if C.mg_allocator(&v) != 0 {
 		return ""
 	}
