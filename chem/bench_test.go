@@ -13,7 +13,8 @@ import (
 // -> InChI/key -> properties -> QED, no coordinates) on the rdkit-data
 // molecules of the reference set, through a pool of 1 and of 2 workers. It
 // reports molecules/s and the CPU microseconds per molecule of each stage.
-// Compare with testdata/bench_python.py (the same steps in Python RDKit).
+// Compare with testdata/bench_python.py --reference (the same steps in
+// Python RDKit).
 func BenchmarkPipeline(b *testing.B) {
 	var inputs []string
 	for _, r := range loadReference(b) {

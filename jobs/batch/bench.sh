@@ -4,7 +4,7 @@
 # timed from POST to "succeeded" (molgraph import prints it), with the
 # server's peak RSS and the CPU time it used (user+system, from
 # /proc/<pid>/stat: less sensitive to other load than the wall time); then the same file through a single-process Python
-# RDKit loop with no storage (bench_python.py).
+# RDKit loop with no storage (chem/testdata/bench_python.py).
 #
 # Environment: N (records), WORK (directory kept for inspection; default a
 # fresh temporary one), PORT (default 18181).
@@ -32,5 +32,5 @@ echo "server: peak RSS $(awk '/VmHWM/ {print $2, $3}' /proc/$PID/status), CPU $(
 kill $PID
 wait $PID 2>/dev/null || true
 trap - EXIT
-/usr/bin/python3 jobs/batch/bench_python.py "$SDF"
+/usr/bin/python3 chem/testdata/bench_python.py "$SDF"
 echo "work directory: $WORK"
