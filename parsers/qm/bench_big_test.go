@@ -13,10 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/molgraph/molgraph/internal/sharedtest"
 	"github.com/molgraph/molgraph/parsers/gaussian"
 	"github.com/molgraph/molgraph/parsers/orca"
 	"github.com/molgraph/molgraph/parsers/psi4"
@@ -145,16 +145,6 @@ func sampleHeap() *memSample {
 
 func (m *memSample) done() (heap, rss uint64) { close(m.stop); m.wg.Wait(); return m.peak, m.rssPeak }
 
-// maxRSS returns the process's peak resident set size in bytes (getrusage;
-// Linux reports KiB).
-func maxRSS(tb testing.TB) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return ru.Maxrss << 10
-}
-
 const mb = 1 << 20
 
 // BenchmarkBigLog parses a ~100 MB Gaussian and ORCA log, made by repeating
@@ -179,7 +169,7 @@ func BenchmarkBigLog(b *testing.B) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			maxRSS0 := maxRSS(b)
+			maxRSS0 := sharedtest.PeakRSSMB()
 			var heapPeak, rssPeak uint64
 			rss0 := rss()
 			var c *qm.Calculation
@@ -204,7 +194,7 @@ func BenchmarkBigLog(b *testing.B) {
 			runtime.GC()
 			runtime.ReadMemStats(&after)
 			retained := int64(after.HeapInuse) - int64(before.HeapInuse)
-			maxRSSGrowth := maxRSS(b) - maxRSS0
+			maxRSSGrowthMB := sharedtest.PeakRSSMB() - maxRSS0
 			rssGrowth := int64(rssPeak) - int64(rss0)
 
 			// The stream must have been parsed as one long optimisation.
@@ -217,13 +207,13 @@ func BenchmarkBigLog(b *testing.B) {
 			b.ReportMetric(perLog, "s/log")
 			b.ReportMetric(float64(size)/mb, "MB_log")
 			b.ReportMetric(float64(rssGrowth)/mb, "MB_rss_peak_growth")
-			b.ReportMetric(float64(maxRSSGrowth)/mb, "MB_maxrss_growth")
+			b.ReportMetric(maxRSSGrowthMB, "MB_maxrss_growth")
 			b.ReportMetric(float64(sysGrowth)/mb, "MB_sys_growth")
 			b.ReportMetric(float64(heapPeak-before.HeapAlloc)/mb, "MB_heap_peak_growth")
 			b.ReportMetric(float64(retained)/mb, "MB_retained")
 			b.ReportMetric(float64(len(c.Geometries)), "geometries")
 			b.Logf("%s: %.0f MB (%d repetitions of %d B) in %.3f s; RSS peak +%.1f MB (getrusage maxrss +%.1f MB), Sys +%.1f MB, heap peak +%.1f MB, retained %.1f MB for %d geometries and %d SCF records (goals: ≤ 2 s, ≤ 50 MB)",
-				bl.name, float64(size)/mb, n, len(step), perLog, float64(rssGrowth)/mb, float64(maxRSSGrowth)/mb, float64(sysGrowth)/mb,
+				bl.name, float64(size)/mb, n, len(step), perLog, float64(rssGrowth)/mb, maxRSSGrowthMB, float64(sysGrowth)/mb,
 				float64(heapPeak-before.HeapAlloc)/mb, float64(retained)/mb, len(c.Geometries), len(c.SCF))
 		})
 	}
