@@ -19,7 +19,10 @@ import (
 func checkFuzz(t *testing.T, in Input) {
 	r, err := process(t, in)
 	full, ferr := fullPath(t).Process(context.Background(), in)
-	if (err == nil) != (ferr == nil) || err != nil && err.Error() != ferr.Error() {
+	// Both paths must fail alike. Their messages are not compared: RDKit
+	// quotes a byte past the end of a short molfile line in one of them
+	// (see printable), which differs between two reads of one input.
+	if (err == nil) != (ferr == nil) || err != nil && errors.Is(err, ErrInvalidMolecule) != errors.Is(ferr, ErrInvalidMolecule) {
 		t.Fatalf("%q: error %v, without shortcuts %v", in.Content, err, ferr)
 	}
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Pool runs molecules through RDKit on a fixed set of OS threads. Each
@@ -123,7 +125,7 @@ func (p *Pool) Process(ctx context.Context, in Input) (*Result, error) {
 		return nil, fmt.Errorf("chem: process: %w", ctx.Err())
 	}
 	if r.err != "" {
-		reason := r.err
+		reason := printable(r.err)
 		if in.Format == FormatSMILES && strings.HasPrefix(reason, "SMILES syntax error") {
 			if h := smilesHint(in.Content); h != "" {
 				reason += ": " + h
@@ -186,4 +188,17 @@ func prepare(in Input) (job, error) {
 			"%d heavy atoms, more than the %d a molecule may have", heavy, MaxHeavyAtoms)}
 	}
 	return j, nil
+}
+
+// printable replaces what is not printable text in an RDKit message with
+// "?": RDKit 2022.09 quotes the input's bytes in some messages, once a
+// byte past the end of a short molfile line (MolFileParser.cpp, "atom-list
+// query modifier": text[14]).
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != '\n' && r != '\t' {
+			return '?'
+		}
+		return r
+	}, s)
 }

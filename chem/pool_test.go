@@ -210,3 +210,16 @@ func TestAllocator(t *testing.T) {
 	}
 	t.Log(a)
 }
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"explicit valence for atom 3 N":              "explicit valence for atom 3 N",
+		"modifier: '\x00' on line 15":                "modifier: '?' on line 15",
+		"modifier: '\xb7' on line 15":                "modifier: '?' on line 15",
+		"two lines\nand a tab\there, and ünïcödé: Å": "two lines\nand a tab\there, and ünïcödé: Å",
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
