@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/molgraph/molgraph/internal/sharedtest"
@@ -58,6 +59,22 @@ func loadReference(t testing.TB) []refRow {
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// nciSMILES lists the SMILES of RDKit's NCI sample (Debian rdkit-data,
+// first_5K.smi); none if the file is missing.
+func nciSMILES() []string {
+	data, err := os.ReadFile("/usr/share/RDKit/Data/NCI/first_5K.smi")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if smi, _, _ := strings.Cut(strings.TrimSpace(line), "\t"); smi != "" {
+			out = append(out, smi)
+		}
+	}
+	return out
 }
 
 func process(t testing.TB, in Input) (*Result, error) {

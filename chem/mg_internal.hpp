@@ -62,9 +62,9 @@ class Pattern {
   // atom types: every query atom needs an atom of its own, of a type it
   // admits.
   bool mayMatch(const MolTypes &types) const;
-  // mayMatch(mol, types) adds that every query atom and bond matches some
-  // atom or bond of mol, and every query bond some bond of mol together
-  // with its two atoms (recursive SMARTS parts taken as matching).
+  // mayMatch(mol, types) adds that every query atom matches some atom of
+  // mol, and every query bond some bond of mol together with its two atoms
+  // (recursive SMARTS parts taken as matching).
   bool mayMatch(const RDKit::ROMol &mol, const MolTypes &types) const;
   // firstMayMatch is false if atom a cannot be matched by the pattern's
   // first query atom.
@@ -93,7 +93,6 @@ class Pattern {
     QueryAtomRef begin, end;
   };
   std::vector<QueryAtomRef> atoms_;          // query atoms
-  std::vector<const RDKit::Bond *> bonds_;  // query bonds that are not "~"
   std::vector<QueryEdge> edges_;            // query bonds with their atoms
   QueryAtomRef first_;  // the first query atom
 };

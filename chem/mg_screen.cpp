@@ -182,9 +182,6 @@ Pattern::Pattern(std::shared_ptr<const ROMol> q) : q_(std::move(q)) {
     need_.emplace_back(s, k);
   }
   for (const auto b : q_->bonds()) {
-    if (b->hasQuery() && b->getQuery()->getDescription() != "BondNull") {
-      bonds_.push_back(b);
-    }
     if (b->hasQuery()) edges_.push_back({b, QueryAtomRef(b->getBeginAtom()), QueryAtomRef(b->getEndAtom())});
   }
 }
@@ -205,10 +202,11 @@ bool Pattern::mayMatch(const MolTypes &types) const {
   return true;
 }
 
-// mayMatch adds to the type test that every query atom and bond that can
-// be tested alone matches some atom or bond of mol: a match maps each of
-// them to one, and the search tests them with the same Match. A test that
-// needs what mol lacks (ring information) counts as a possible match.
+// mayMatch adds to the type test that every query atom matches some atom
+// of mol, and every query bond some bond of mol with its two atoms: a match
+// maps each of them to one, and the search tests them with the same Match
+// (see QueryAtomRef for recursive SMARTS). A test that needs what mol lacks
+// (ring information) counts as a possible match.
 bool Pattern::mayMatch(const ROMol &mol, const MolTypes &types) const {
   if (!mayMatch(types)) return false;
   try {
@@ -216,16 +214,6 @@ bool Pattern::mayMatch(const ROMol &mol, const MolTypes &types) const {
       bool found = false;
       for (const auto a : mol.atoms()) {
         if (qa.mayMatch(a)) {
-          found = true;
-          break;
-        }
-      }
-      if (!found) return false;
-    }
-    for (const Bond *qb : bonds_) {
-      bool found = false;
-      for (const auto b : mol.bonds()) {
-        if (qb->Match(b)) {
           found = true;
           break;
         }
@@ -262,7 +250,7 @@ namespace {
 
 // shared keeps the catalog's query molecule alive for as long as the
 // Pattern that borrows it.
-std::shared_ptr<const ROMol> shared(const ROMOL_SPTR &m) {
+std::shared_ptr<const ROMol> shared(boost::shared_ptr<const ROMol> m) {
   return std::shared_ptr<const ROMol>(m.get(), [m](const ROMol *) {});
 }
 
@@ -320,10 +308,7 @@ std::vector<const Pattern *> Crippen::patterns() const {
 Crippen::Crippen() {
   const auto *params = Descriptors::CrippenParamCollection::getParams();
   for (const auto &p : *params) {
-    // The collection lives as long as the process; the pattern is shared.
-    boost::shared_ptr<const ROMol> keep = p.dp_pattern;
-    std::shared_ptr<const ROMol> q(keep.get(), [keep](const ROMol *) {});
-    types_.push_back({Pattern(q), p.logp});
+    types_.push_back({Pattern(shared(p.dp_pattern)), p.logp});
   }
 }
 

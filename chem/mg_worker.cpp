@@ -499,8 +499,9 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
         // that sanitization, what is not a no-op on a sanitized molecule is
         // its first step: computed properties are cleared, so that the
         // stereo perception below runs again. (It also clears the ring
-        // information, then finds the same symmetrized SSSR again.)
-        for (auto a : m.atoms()) a->updatePropertyCache(false);
+        // information, then finds the same symmetrized SSSR again.) The
+        // atoms' property caches are up to date: resanitizeIsNoop updated
+        // them.
         m.clearComputedProps(false);  // keeps the ring information
         out->shortcuts |= MG_SKIPPED_REMOVEHS;
       } else {
@@ -510,8 +511,10 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
       w->metal.disconnect(m);
       std::unique_ptr<ROMol> norm;
       std::vector<int> normFrags;
+      const mg::MolTypes types = mg::typesOf(m);
+      bool normalized = true;
       if (shortcuts && MolOps::getMolFrags(m, normFrags) == 1 &&
-          !w->normalizeScreen.mayChange(m, mg::typesOf(m))) {
+          !w->normalizeScreen.mayChange(m, types)) {
         // what Normalizer::normalize returns for one fragment that no
         // transform matches: a copy with its property cache updated and
         // its rings found (a no-op when they are known)
@@ -519,11 +522,13 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
         norm->updatePropertyCache(false);
         MolOps::fastFindRings(*norm);
         out->shortcuts |= MG_SKIPPED_NORMALIZE;
+        normalized = false;
       } else {
         norm.reset(w->normalizer.normalize(m));
       }
       std::unique_ptr<ROMol> reion;
-      if (shortcuts && !w->reionizeScreen.mayChange(*norm, mg::typesOf(*norm))) {
+      if (shortcuts &&
+          !w->reionizeScreen.mayChange(*norm, normalized ? mg::typesOf(*norm) : types)) {
         // what Reionizer::reionize returns when nothing matches
         reion.reset(new ROMol(*norm));
         if (reion->needsUpdatePropertyCache()) reion->updatePropertyCache(false);

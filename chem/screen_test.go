@@ -1,11 +1,8 @@
 package chem
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"runtime"
-	"strings"
 	"testing"
 )
 
@@ -23,15 +20,7 @@ func TestScreensExact(t *testing.T) {
 		inputs = append(inputs, r["input"])
 	}
 	if !testing.Short() {
-		if f, err := os.Open("/usr/share/RDKit/Data/NCI/first_5K.smi"); err == nil {
-			sc := bufio.NewScanner(f)
-			for sc.Scan() {
-				if smi, _, _ := strings.Cut(strings.TrimSpace(sc.Text()), "\t"); smi != "" {
-					inputs = append(inputs, smi)
-				}
-			}
-			f.Close()
-		}
+		inputs = append(inputs, nciSMILES()...)
 		subs := []string{"C", "CCC", "OC", "NCC", "SC", "C(=O)C", "C(F)(F)C", "OC(=O)CC", "C#CC", "Cl", "Br", "F", "I", "O", "N", "C#N", "C(=O)O", "C(=O)N", "[N+](=O)[O-]"}
 		for i, a := range subs {
 			for j, b := range subs {

@@ -1,7 +1,6 @@
 package chem
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,17 +40,11 @@ func TestShortcutsExact(t *testing.T) {
 		inputs = append(inputs, input{fmt.Sprintf("hand-picked %d", i), cSMILES, smi})
 	}
 	if !testing.Short() {
-		if f, err := os.Open("/usr/share/RDKit/Data/NCI/first_5K.smi"); err == nil {
-			sc := bufio.NewScanner(f)
-			for n := 0; sc.Scan(); n++ {
-				if smi, _, _ := strings.Cut(strings.TrimSpace(sc.Text()), "\t"); smi != "" {
-					inputs = append(inputs, input{fmt.Sprintf("NCI line %d", n+1), cSMILES, smi})
-				}
-			}
-			f.Close()
+		for i, smi := range nciSMILES() {
+			inputs = append(inputs, input{fmt.Sprintf("NCI %d", i+1), cSMILES, smi})
 		}
 		sdfs := []string{"/usr/share/RDKit/Data/NCI/first_200.props.sdf"}
-		corpus, _ := filepath.Glob("../../shared/docking-corpus/*/*/*.sdf")
+		corpus, _ := filepath.Glob(filepath.Join(sharedDir(t), "docking-corpus/*/*/*.sdf"))
 		sdfs = append(sdfs, corpus...)
 		for _, path := range sdfs {
 			data, err := os.ReadFile(path)
