@@ -332,9 +332,7 @@ func (it *quadShape) String() string {
 func (it *quadShape) Iterate() cgraph.Scanner {
 	return &scanner{v: it.v, prefix: it.sp.prefix, each: func(item *badger.Item, emit func(cgraph.Ref)) error {
 		return it.sp.ix.each(item, &it.sp, func(q ids) error {
-			if it.sp.match(q) {
-				emit(quadRef(q))
-			}
+			emit(quadRef(q))
 			return nil
 		})
 	}}
@@ -422,11 +420,11 @@ type nodeShape struct {
 func (it *nodeShape) String() string { return "QuadStoreNodes" }
 
 func (it *nodeShape) Iterate() cgraph.Scanner {
-	return &scanner{v: it.v, prefix: []byte{pNode}, decode: func(k []byte) (cgraph.Ref, bool) {
-		if len(k) != 9 {
-			return nil, false
+	return &scanner{v: it.v, prefix: []byte{pNode}, each: func(item *badger.Item, emit func(cgraph.Ref)) error {
+		if k := item.Key(); len(k) == 9 {
+			emit(nodeRef(beUint64(k[1:])))
 		}
-		return nodeRef(beUint64(k[1:])), true
+		return nil
 	}}
 }
 
@@ -480,12 +478,11 @@ func (it *nodeIndex) String() string                       { return "QuadStoreNo
 // Badger iterator at the scan's timestamp, so that nothing stays open
 // between calls to Next (Cayley does not always close its iterators). The
 // timestamp is pinned from the first Next until the end or Close. Each key
-// gives one result (decode) or any number (each: the quads of a chunk of
-// the subject or graph index).
+// gives any number of results (each: a node, a quad, or the quads of a
+// chunk of the subject or graph index).
 type scanner struct {
 	v      *Snapshot
 	prefix []byte
-	decode func(k []byte) (cgraph.Ref, bool)
 	each   func(item *badger.Item, emit func(cgraph.Ref)) error
 
 	ts      uint64
@@ -544,12 +541,8 @@ func (it *scanner) fetch() {
 	emit := func(r cgraph.Ref) { it.buf = append(it.buf, r) }
 	for ; bit.ValidForPrefix(it.prefix); bit.Next() {
 		k := bit.Item().Key()
-		if it.each != nil {
-			if it.err = it.each(bit.Item(), emit); it.err != nil {
-				return
-			}
-		} else if r, ok := it.decode(k); ok {
-			it.buf = append(it.buf, r)
+		if it.err = it.each(bit.Item(), emit); it.err != nil {
+			return
 		}
 		if scanned++; len(it.buf) >= it.page || scanned >= 16*it.page {
 			it.seek = append(append(it.seek[:0:0], k...), 0)

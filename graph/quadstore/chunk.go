@@ -43,12 +43,10 @@ type spo = [3]uint64
 
 func cmpSPO(a, b spo) int { return slices.Compare(a[:], b[:]) }
 
+// chunkKey is the key of group g's chunk that starts with entry first:
+// the index key of that quad.
 func (ix index) chunkKey(g uint64, first spo) []byte {
-	k := appendID(append(make([]byte, 0, 1+4*9), ix.prefix), g)
-	for _, id := range first {
-		k = appendID(k, id)
-	}
-	return k
+	return ix.key(make([]byte, 0, maxQuadKeyLen), ix.quad(g, first))
 }
 
 func appendChunk(dst []byte, es []spo) []byte {
@@ -100,33 +98,38 @@ func (ix index) decodeChunkFrom(k, v []byte, first uint64, bound bool, fn func(q
 	return nil
 }
 
-// each calls fn with the quads of the index entry item that sp may match
-// (sp may be nil): the key's quad, or a chunk's quads (with the index's
-// second dimension bound by sp, only those with that id).
+// each calls fn with the quads of the index entry item that sp matches:
+// the key's quad, or a chunk's quads (with the index's second dimension
+// bound by sp, only those decoded).
 func (ix index) each(item *badger.Item, sp *scanSpec, fn func(q ids) error) error {
+	match := func(q ids) error {
+		if !sp.match(q) {
+			return nil
+		}
+		return fn(q)
+	}
 	if !ix.grouped {
 		q, ok := ix.decode(item.Key())
 		if !ok {
 			return fmt.Errorf("%w: quad key", ErrCorrupt)
 		}
-		return fn(q)
+		return match(q)
 	}
 	var first uint64
 	bound := false
-	if sp != nil && sp.mask[ix.dims[1]] {
+	if sp.mask[ix.dims[1]] {
 		first, bound = sp.bound[ix.dims[1]], true
 	}
-	return item.Value(func(v []byte) error { return ix.decodeChunkFrom(item.Key(), v, first, bound, fn) })
+	return item.Value(func(v []byte) error { return ix.decodeChunkFrom(item.Key(), v, first, bound, match) })
 }
 
 // chunk is one stored chunk of a group being edited.
 type chunk struct {
-	key     []byte // as stored (nil: not stored yet)
-	first   spo    // its first entry, from the key
-	es      []spo  // its entries, read if the commit changes it
-	adds    []spo
-	dels    []spo
-	touched bool
+	key   []byte // as stored (nil: not stored yet)
+	first spo    // its first entry, from the key
+	es    []spo  // its entries, read if the commit changes it
+	adds  []spo
+	dels  []spo
 }
 
 // groupEdit collects a commit's changes to one group's chunks.
@@ -176,24 +179,26 @@ func (b *builder) writeGroups(bw *batchWriter) error {
 // entry is q's entry in a chunk of ix: the positions after the group.
 func (ix index) entry(q ids) spo { return spo{q[ix.dims[1]], q[ix.dims[2]], q[ix.dims[3]]} }
 
+// quad is the quad of entry e in group g of ix (the inverse of entry).
+func (ix index) quad(g uint64, e spo) ids {
+	var q ids
+	q[ix.dims[0]], q[ix.dims[1]], q[ix.dims[2]], q[ix.dims[3]] = g, e[0], e[1], e[2]
+	return q
+}
+
 // readChunks lists the stored chunks of group g with the iterator it
 // (keys only: editChunks reads the values of the chunks it changes, so
 // that a small change to a large group reads one chunk).
 func (ix index) readChunks(it *badger.Iterator, g uint64) ([]chunk, error) {
-	prefix := appendID([]byte{ix.prefix}, g)
+	prefix := ix.prefixKey(ix.quad(g, spo{}), 1)
 	var chunks []chunk
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 		c := chunk{key: it.Item().KeyCopy(nil)}
-		rest := c.key[len(prefix):]
-		for d := range c.first {
-			var ok bool
-			if c.first[d], rest, ok = readID(rest); !ok {
-				return nil, fmt.Errorf("%w: chunk key", ErrCorrupt)
-			}
-		}
-		if len(rest) != 0 {
+		q, ok := ix.decode(c.key)
+		if !ok {
 			return nil, fmt.Errorf("%w: chunk key", ErrCorrupt)
 		}
+		c.first = ix.entry(q)
 		chunks = append(chunks, c)
 	}
 	return chunks, nil
@@ -236,15 +241,15 @@ func (ix index) editChunks(bw *batchWriter, txn *badger.Txn, g uint64, chunks []
 	}
 	for _, x := range e.adds {
 		c := &chunks[find(x)]
-		c.adds, c.touched = append(c.adds, x), true
+		c.adds = append(c.adds, x)
 	}
 	for _, x := range e.dels {
 		c := &chunks[find(x)]
-		c.dels, c.touched = append(c.dels, x), true
+		c.dels = append(c.dels, x)
 	}
 	for i := range chunks {
 		c := &chunks[i]
-		if !c.touched {
+		if len(c.adds)+len(c.dels) == 0 {
 			continue
 		}
 		if c.key != nil {
@@ -259,8 +264,7 @@ func (ix index) editChunks(bw *batchWriter, txn *badger.Txn, g uint64, chunks []
 		// Pieces of at most chunkMax quads (halves of an overfull chunk).
 		var pieces [][]spo
 		for len(es) > chunkMax {
-			n := min(chunkMax/2, len(es))
-			pieces, es = append(pieces, es[:n]), es[n:]
+			pieces, es = append(pieces, es[:chunkMax/2]), es[chunkMax/2:]
 		}
 		if len(es) > 0 {
 			pieces = append(pieces, es)

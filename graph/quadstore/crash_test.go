@@ -220,9 +220,7 @@ func TestInterruptedCommitRollsBack(t *testing.T) {
 	checkCrashGraphs(t, s, 5)
 	s.failAfter = 0
 	s.closed.Store(true)
-	s.bgStop()
-	s.bg.Wait()
-	s.stopTrim()
+	s.stopBackground()
 	s.db.Close() // no clean Close: the markers stay as the crash left them
 	s, err = Open(dir, Options{})
 	if err != nil {

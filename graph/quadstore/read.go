@@ -246,13 +246,7 @@ func scanIter(ctx context.Context, it *badger.Iterator, sp *scanSpec, fn func(q 
 				return err
 			}
 		}
-		err := sp.ix.each(it.Item(), sp, func(q ids) error {
-			if !sp.match(q) {
-				return nil
-			}
-			return fn(q)
-		})
-		if err != nil {
+		if err := sp.ix.each(it.Item(), sp, fn); err != nil {
 			return err
 		}
 	}

@@ -234,15 +234,21 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return ErrClosed
 	}
-	s.bgStop()
-	s.bg.Wait()
-	s.stopTrim()
+	s.stopBackground()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close quad store: %w", err)
 	}
 	return nil
+}
+
+// stopBackground stops the store's goroutines: the term filter's scan and
+// the table trimmer.
+func (s *Store) stopBackground() {
+	s.bgStop()
+	s.bg.Wait()
+	s.stopTrim()
 }
 
 // stopTrim stops the table trimmer, if it runs.
