@@ -151,8 +151,11 @@ func (ex *exec) evalOp(x *eOp, g gctx, r row) (quad.Value, error) {
 		}
 		return res.value(), nil
 	case "+", "-", "*", "/":
-		_, v, err := arithValue(x.op, args[0], args[1])
-		return v, err
+		n, ints, err := arithNum(x.op, args[0], args[1])
+		if err != nil {
+			return nil, err
+		}
+		return arithLiteral(n, ints), nil
 	}
 	return nil, errEval
 }
@@ -166,22 +169,25 @@ func isArith(x *eOp) bool {
 	return false
 }
 
-// arithValue computes x op y for + - * /: the number, and the literal the
-// expression's value is.
-func arithValue(op string, x, y quad.Value) (num, quad.Value, error) {
+// arithNum computes x op y for + - * /: the number, and whether the
+// expression's value is an xsd:integer (both operands integers, not a
+// division).
+func arithNum(op string, x, y quad.Value) (res num, ints bool, err error) {
 	a, ok1 := toNum(x)
 	b, ok2 := toNum(y)
 	if !ok1 || !ok2 {
-		return num{}, nil, errEval
+		return num{}, false, errEval
 	}
-	res, err := arith(op, a, b)
-	if err != nil {
-		return num{}, nil, err
+	res, err = arith(op, a, b)
+	return res, a.k == kInt && b.k == kInt && op != "/", err
+}
+
+// arithLiteral is the literal an arithmetic expression's value is.
+func arithLiteral(res num, ints bool) quad.Value {
+	if ints {
+		return intResult(res)
 	}
-	if a.k == kInt && b.k == kInt && op != "/" {
-		return res, intResult(res), nil
-	}
-	return res, res.value(), nil
+	return res.value()
 }
 
 func (ex *exec) evalBool(e expr, g gctx, r row) (bool, error) {
@@ -789,7 +795,7 @@ func (ex *exec) evalFunc(x *eFunc, g gctx, r row) (quad.Value, error) {
 			}
 			args[i] = v
 		}
-		n, v, err := arithValue(op.op, args[0], args[1])
+		n, ints, err := arithNum(op.op, args[0], args[1])
 		if err != nil {
 			return nil, err
 		}
@@ -797,7 +803,7 @@ func (ex *exec) evalFunc(x *eFunc, g gctx, r row) (quad.Value, error) {
 		case kDouble, kFloat, kInt:
 			return castNum(x.iri, n)
 		}
-		return cast(x.iri, v)
+		return cast(x.iri, arithLiteral(n, ints))
 	}
 	v, err := ex.evalExpr(x.args[0], g, r)
 	if err != nil {

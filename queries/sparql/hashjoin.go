@@ -172,7 +172,11 @@ func (ex *exec) hashLookup(tp *triplePat, g gctx, spo [3]quad.Value, r row, rid 
 		if useIDs {
 			err = ex.buildHashIDs(tp, one, ht)
 		} else {
-			err = ex.buildHash(tp, k.mask, one, nkeys, ht)
+			keyOne := -1 // the single key position, if there is one
+			if nkeys == 1 {
+				keyOne = one
+			}
+			err = ex.buildHash(tp, k.mask, keyOne, ht)
 		}
 		if err != nil {
 			return true, err
@@ -255,12 +259,10 @@ func (ex *exec) buildHashIDs(tp *triplePat, one int, ht *hashTable) error {
 }
 
 // buildHash reads every triple of tp (its constants bound) into ht, keyed
-// by the positions of mask (nkeys of them; one is the last).
-func (ex *exec) buildHash(tp *triplePat, mask [3]bool, one, nkeys int, ht *hashTable) error {
+// by the positions of mask (one is the position when there is only one,
+// else -1).
+func (ex *exec) buildHash(tp *triplePat, mask [3]bool, one int, ht *hashTable) error {
 	c := tp.constants()
-	if nkeys != 1 {
-		one = -1
-	}
 	size := int(ex.estimate(ex.ctx, tp))
 	ht.one = one
 	if one >= 0 {

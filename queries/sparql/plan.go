@@ -311,16 +311,8 @@ func (ex *exec) estimate(ctx context.Context, tp *triplePat) float64 {
 			}
 		}
 	} else {
-		var pat graph.Pattern
-		if !tp.s.isVar() {
-			pat.Subject = tp.s.v
-		}
-		if !tp.p.isVar() {
-			pat.Predicate = tp.p.v
-		}
-		if !tp.o.isVar() {
-			pat.Object = tp.o.v
-		}
+		c := tp.constants()
+		pat := graph.Pattern{Subject: c[0], Predicate: c[1], Object: c[2]}
 		if n, err := ex.src.EstimateCount(ctx, pat); err == nil {
 			e = float64(n)
 		} else {
