@@ -16,6 +16,7 @@ import (
 	jobsdocking "github.com/molgraph/molgraph/jobs/docking"
 	"github.com/molgraph/molgraph/ontology"
 	"github.com/molgraph/molgraph/parsers/qm"
+	"github.com/molgraph/molgraph/queries/graphql"
 	"github.com/molgraph/molgraph/queries/sparql"
 )
 
@@ -119,6 +120,8 @@ func errorTable() []errorRow {
 		{is(sparql.ErrRowLimit), http.StatusBadRequest, "row_limit_exceeded"},
 		{is(sparql.ErrTimeout), http.StatusServiceUnavailable, "query_timeout"},
 		{is(sparql.ErrUnsupported), http.StatusBadRequest, "unsupported_query"},
+		// GraphQL: a query refused by a limit (handlers/graphql.go)
+		{is(graphql.ErrTooComplex), http.StatusBadRequest, "query_too_complex"},
 		// service state
 		{is(ErrNotReady), http.StatusServiceUnavailable, "not_ready"},
 		{is(context.DeadlineExceeded), http.StatusServiceUnavailable, "timeout"},

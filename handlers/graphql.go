@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -19,10 +20,14 @@ import (
 // application/graphql (the query as the body); GET ?query=&operationName=
 // &variables= (JSON). GET with no query returns the schema (SDL). Answers
 // are application/graphql-response+json when the client accepts it (then a
-// request error - syntax, validation, limits - is 400), else
-// application/json with 200 for every well-formed request, as the spec
-// says for that media type. HTTP-level problems (auth, body size, a body
-// that is not a GraphQL request) are problem+json like everywhere else.
+// request error - syntax, validation - is 400), else application/json with
+// 200 for every well-formed request, as the spec says for that media type.
+// HTTP-level problems (auth, body size, a body that is not a GraphQL
+// request) are problem+json like everywhere else, and so are the refusals
+// by a limit (tokens, selections, repeated fields, fragments, depth, cost:
+// 400 query_too_complex naming the limit, whatever the Accept): they
+// protect the service rather than answer the query, and a client must not
+// mistake them for a GraphQL result.
 
 const (
 	mediaGraphQLResponse = "application/graphql-response+json"
@@ -63,14 +68,17 @@ func (s *Server) graphqlRoutes() []Route {
 		return s.graphql(w, r, exec)
 	}
 	desc := "Schema: Molecule, Calculation, Receptor, DockingJob, DockingPose and their links, numeric filters " +
-		"(e.g. molecules(mwLt: 500)), Relay cursor pagination (first/after), introspection. Limits: depth " +
-		"and estimated cost (request errors with extensions.code QUERY_TOO_DEEP / QUERY_TOO_COMPLEX). " +
-		"With Accept: application/graphql-response+json, request errors are 400; with application/json every " +
-		"well-formed request is 200 and errors are in the body. GET without a query returns the schema (SDL)."
+		"(e.g. molecules(mwLt: 500)), Relay cursor pagination (first/after), introspection. Limits (each a 400 " +
+		"problem+json with code query_too_complex naming the limit): tokens (10,000, while parsing), selections " +
+		"with fragments expanded (2,000), fields under one response name (100), distinct fragments spread into " +
+		"one selection (200), depth (introspection excluded) and estimated cost (every field 1, fields under a " +
+		"list once per requested element and at least once, introspection counted exactly). " +
+		"With Accept: application/graphql-response+json, other request errors are 400; with application/json " +
+		"every well-formed request is 200 and errors are in the body. GET without a query returns the schema (SDL)."
 	resp := []Response{{Status: 200, Description: "The GraphQL response.", Content: map[string]Schema{
 		"application/json": ref("GraphQLResponse"), mediaGraphQLResponse: ref("GraphQLResponse")}},
-		{Status: 400, Description: "A request error (application/graphql-response+json only).",
-			Content: map[string]Schema{mediaGraphQLResponse: ref("GraphQLResponse")}}}
+		{Status: 400, Description: "A request error (application/graphql-response+json only), or a query refused by a limit (problem+json, query_too_complex).",
+			Content: map[string]Schema{mediaGraphQLResponse: ref("GraphQLResponse"), "application/problem+json": ref("Problem")}}}
 	return []Route{
 		{
 			Method: http.MethodPost, Pattern: "/v1/graphql", Scope: auth.ScopeRead, Handle: handle,
@@ -132,6 +140,9 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request, exec *graphql.E
 	ctx, cancel := context.WithTimeout(r.Context(), lim.GraphQLTimeout)
 	defer cancel()
 	res := exec.Execute(ctx, req)
+	if !res.HasData && len(res.Errors) > 0 && errors.Is(res.Errors[0].Err, graphql.ErrTooComplex) {
+		return &InputError{Err: graphql.ErrTooComplex, Fields: []FieldError{{Field: "query", Message: res.Errors[0].Message}}}
+	}
 	ctype, _ := negotiate(r.Header.Get("Accept"), []string{"application/json", mediaGraphQLResponse})
 	status := http.StatusOK
 	if ctype == "" {

@@ -22,8 +22,9 @@ var (
 	// ErrInvalidQuery: the document does not parse or validate against the
 	// schema, names an unknown operation, or its variables do not coerce.
 	ErrInvalidQuery = errors.New("invalid graphql query")
-	// ErrTooComplex: the query is deeper than Options.MaxDepth or its
-	// estimated cost exceeds Options.MaxCost.
+	// ErrTooComplex: the query passes one of the limits of Options
+	// (MaxTokens, MaxSelections, MaxFieldsPerName, MaxFragmentSpreads,
+	// MaxDepth, MaxCost).
 	ErrTooComplex = errors.New("graphql query too complex")
 	// ErrBadArgument: an argument value is out of range (page size,
 	// cursor).
@@ -44,6 +45,18 @@ const (
 	DefaultMaxCost     = 10_000
 	DefaultMaxPageSize = 100
 	DefaultPageSize    = 20
+	// DefaultMaxTokens bounds the lexical tokens of a query (GraphiQL's
+	// full introspection query has about 300).
+	DefaultMaxTokens = 10_000
+	// DefaultMaxSelections bounds the selections of a query, fragments
+	// counted where they are spread (the introspection query has about 400).
+	DefaultMaxSelections = 2_000
+	// DefaultMaxFieldsPerName bounds the fields merged into one response
+	// path (e.g. "{ a a a }" has 3 under "a").
+	DefaultMaxFieldsPerName = 100
+	// DefaultMaxFragmentSpreads bounds the distinct fragments spread into
+	// one (merged) selection.
+	DefaultMaxFragmentSpreads = 200
 )
 
 // Options configure an Executor.
@@ -59,6 +72,21 @@ type Options struct {
 	MaxCost int
 	// MaxPageSize bounds first: (default DefaultMaxPageSize).
 	MaxPageSize int
+	// MaxTokens bounds the query's lexical tokens, checked while parsing
+	// (default DefaultMaxTokens).
+	MaxTokens int
+	// MaxSelections bounds the fields, inline fragments and fragment
+	// spreads of the query with fragments expanded where they are spread,
+	// checked before validation (default DefaultMaxSelections).
+	MaxSelections int
+	// MaxFieldsPerName bounds how many fields answer under one response
+	// name in one (merged) selection, checked before validation (default
+	// DefaultMaxFieldsPerName).
+	MaxFieldsPerName int
+	// MaxFragmentSpreads bounds the distinct fragments spread into one
+	// (merged) selection, checked before validation (default
+	// DefaultMaxFragmentSpreads).
+	MaxFragmentSpreads int
 }
 
 // Executor runs GraphQL queries on a Source. It is safe for concurrent use.
@@ -81,6 +109,18 @@ func New(src Source, opts Options) (*Executor, error) {
 	}
 	if opts.MaxPageSize <= 0 {
 		opts.MaxPageSize = DefaultMaxPageSize
+	}
+	if opts.MaxTokens <= 0 {
+		opts.MaxTokens = DefaultMaxTokens
+	}
+	if opts.MaxSelections <= 0 {
+		opts.MaxSelections = DefaultMaxSelections
+	}
+	if opts.MaxFieldsPerName <= 0 {
+		opts.MaxFieldsPerName = DefaultMaxFieldsPerName
+	}
+	if opts.MaxFragmentSpreads <= 0 {
+		opts.MaxFragmentSpreads = DefaultMaxFragmentSpreads
 	}
 	if opts.BaseIRI != "" && !strings.HasSuffix(opts.BaseIRI, "/") {
 		opts.BaseIRI += "/"
@@ -219,8 +259,14 @@ func (e *Executor) Execute(ctx context.Context, req Request) *Response {
 	if strings.TrimSpace(req.Query) == "" {
 		return requestError(ErrInvalidQuery, gqlerror.List{gqlerror.Errorf("no query")})
 	}
-	doc, errs := gqlparser.LoadQuery(e.schema, req.Query)
-	if len(errs) > 0 {
+	doc, ge := e.parseBounded(req.Query)
+	if ge != nil {
+		if errors.Is(ge.Err, ErrTooComplex) {
+			return requestError(ErrTooComplex, gqlerror.List{ge})
+		}
+		return requestError(ErrInvalidQuery, gqlerror.List{ge})
+	}
+	if errs := e.validate(doc); len(errs) > 0 {
 		return requestError(ErrInvalidQuery, errs)
 	}
 	var op *ast.OperationDefinition
@@ -409,61 +455,4 @@ func (x *execution) complete(ctx context.Context, f *ast.Field, t *ast.Type, v a
 		return nil, !t.NonNull
 	}
 	return m, true
-}
-
-// checkLimits computes the depth and the estimated cost of op.
-func (x *execution) checkLimits(op *ast.OperationDefinition) *gqlerror.Error {
-	depth, cost := x.measure(op.SelectionSet, map[string]bool{})
-	if depth > x.e.opts.MaxDepth {
-		return &gqlerror.Error{Err: ErrTooComplex, Message: fmt.Sprintf("query depth %d exceeds the limit of %d", depth, x.e.opts.MaxDepth),
-			Extensions: map[string]any{"code": "QUERY_TOO_DEEP", "depth": depth, "maxDepth": x.e.opts.MaxDepth}}
-	}
-	if cost > int64(x.e.opts.MaxCost) {
-		return &gqlerror.Error{Err: ErrTooComplex, Message: fmt.Sprintf("query cost %d exceeds the limit of %d (every field costs 1; fields under a list count once per requested element)", cost, x.e.opts.MaxCost),
-			Extensions: map[string]any{"code": "QUERY_TOO_COMPLEX", "cost": cost, "maxCost": x.e.opts.MaxCost}}
-	}
-	return nil
-}
-
-// measure returns the depth and cost of a selection set; fragments are
-// expanded (the validator has rejected cycles; visited guards anyway) and
-// introspection fields are free.
-func (x *execution) measure(sel ast.SelectionSet, visited map[string]bool) (depth int, cost int64) {
-	for _, s := range sel {
-		var d int
-		var c int64
-		switch s := s.(type) {
-		case *ast.Field:
-			if strings.HasPrefix(s.Name, "__") {
-				continue
-			}
-			sd, sc := x.measure(s.SelectionSet, visited)
-			d = sd + 1
-			mult := int64(1)
-			if s.Definition != nil && s.Definition.Type.NamedType != "" && strings.HasSuffix(s.Definition.Type.NamedType, "Connection") {
-				mult = DefaultPageSize
-				if v, ok := s.ArgumentMap(x.vars)["first"].(int64); ok && v >= 0 {
-					mult = v
-				} else if v, ok := s.ArgumentMap(x.vars)["first"].(int); ok && v >= 0 {
-					mult = int64(v)
-				}
-			}
-			c = 1 + mult*sc
-		case *ast.InlineFragment:
-			d, c = x.measure(s.SelectionSet, visited)
-		case *ast.FragmentSpread:
-			if s.Definition == nil || visited[s.Name] {
-				continue
-			}
-			visited[s.Name] = true
-			d, c = x.measure(s.Definition.SelectionSet, visited)
-			delete(visited, s.Name)
-		}
-		depth = max(depth, d)
-		cost += c
-		if cost > 1<<40 {
-			cost = 1 << 40
-		}
-	}
-	return depth, cost
 }

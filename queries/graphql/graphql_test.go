@@ -273,11 +273,13 @@ func TestRequestErrors(t *testing.T) {
 			}
 		})
 	}
-	// Introspection is free: the full introspection query passes limits
-	// that a data query of the same depth would not.
+	// Introspection is charged: the full introspection query produces
+	// more than 500 fields (its answer alone has more than 500 "name"
+	// keys), so it does not pass a cost limit of 500; with the default
+	// limits it does (TestLimitsAllowIntrospection).
 	res := e.Execute(context.Background(), Request{Query: introspectionQuery})
-	if len(res.Errors) > 0 {
-		t.Fatalf("introspection under limits: %v", res.Errors)
+	if len(res.Errors) == 0 || !errors.Is(res.Errors[0].Err, ErrTooComplex) {
+		t.Fatalf("introspection under a cost limit of 500: %v", res.Errors)
 	}
 }
 

@@ -412,6 +412,15 @@ func (x *execution) connection(ctx context.Context, t *objectType, cands []quad.
 // index when there is no filter, else from the first filter's predicate.
 func (x *execution) rootList(ctx context.Context, t *objectType, p page) (any, error) {
 	if len(p.filters) == 0 {
+		if p.first == 0 {
+			// ListByClass reads a limit of 0 as "no limit"; an empty page
+			// only needs to know whether a node follows.
+			iris, _, err := x.e.src.ListByClass(ctx, t.class, p.after, 1)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrSource, err)
+			}
+			return &conn{hasNext: len(iris) > 0}, nil
+		}
 		iris, more, err := x.e.src.ListByClass(ctx, t.class, p.after, p.first)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrSource, err)
