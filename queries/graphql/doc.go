@@ -33,8 +33,15 @@
 //
 // # Limits
 //
-// Before execution, the query's depth (nesting of fields, introspection
-// excluded) and estimated cost (every field 1, the fields under a list once
-// per requested element) are checked against Options.MaxDepth and MaxCost;
-// exceeding either is a request error wrapping ErrTooComplex.
+// Every query is bounded before work starts (limits.go): its tokens while
+// parsing (Options.MaxTokens); before validation, whose overlapping-fields
+// rule is quadratic, its selections with fragments expanded
+// (MaxSelections), the fields merged under one response name
+// (MaxFieldsPerName) and the distinct fragments spread into one selection
+// (MaxFragmentSpreads); after validation its depth (nesting of fields,
+// introspection excluded; MaxDepth) and its cost (MaxCost: every field 1,
+// the fields under a list once per requested element and at least once, so
+// first: 0 is not free, and introspection counted exactly on the in-memory
+// schema). Exceeding any is a request error wrapping ErrTooComplex with an
+// extensions.code naming the limit.
 package graphql
