@@ -128,6 +128,9 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request, exec *graphql.E
 		}
 		req.Query, req.OperationName = q.Get("query"), q.Get("operationName")
 		if v := q.Get("variables"); v != "" {
+			if err := checkJSONDepth([]byte(v)); err != nil {
+				return err
+			}
 			if err := json.Unmarshal([]byte(v), &req.Variables); err != nil {
 				return badRequest("variables", "not a JSON object: %v", err)
 			}

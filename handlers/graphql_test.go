@@ -133,6 +133,9 @@ func TestGraphQLEndpoint(t *testing.T) {
 		problemOf(t, f.do(t, "POST", "/v1/graphql", "read", strings.NewReader(`{ receptors { nodes { id } } }`), "Content-Type", "text/plain"), 415, "unsupported_media_type")
 		problemOf(t, f.do(t, "POST", "/v1/graphql", "read", strings.NewReader(`{"query": ""}`), "Content-Type", "application/json"), 400, "invalid_request")
 		problemOf(t, f.do(t, "GET", "/v1/graphql?query=x&variables=[1", "read", nil), 400, "invalid_request")
+		if p := problemOf(t, f.do(t, "GET", "/v1/graphql?query=x&variables="+strings.Repeat("%5B", 100000), "read", nil), 400, "invalid_request"); !strings.Contains(p.Detail, "nested deeper") {
+			t.Errorf("deep variables: %s", p.Detail)
+		}
 		problemOf(t, f.do(t, "POST", "/v1/graphql", "", strings.NewReader(`{"query": "{ receptors { nodes { id } } }"}`), "Content-Type", "application/json"), 401, "unauthorized")
 	})
 }

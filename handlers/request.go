@@ -16,7 +16,7 @@ import (
 // decodeJSON decodes the JSON request body into dst strictly: the
 // Content-Type must be application/json or a +json type (or absent), the
 // body at most Config.MaxJSONBytes, exactly one JSON value, no unknown
-// fields, each field of the right type. Errors: ErrUnsupportedMediaType
+// fields, each field of the right type, nested at most MaxJSONDepth deep. Errors: ErrUnsupportedMediaType
 // (415), ErrBodyTooLarge (413), ErrMalformedJSON (400), ErrBadRequest (400,
 // with the field in InputError.Fields).
 func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
@@ -50,6 +50,9 @@ func decodeJSONBody(body io.Reader, dst any) error {
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return badRequest("", "request body is empty; a JSON object is required")
+	}
+	if err := checkJSONDepth(data); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -113,3 +116,41 @@ func describeType(t reflect.Type) string {
 }
 
 var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+
+// MaxJSONDepth is the deepest nesting of arrays and objects a JSON request
+// body (or the GraphQL variables parameter) may have. Ours nest 3 deep;
+// GraphQL variables may hold input objects, hence the margin.
+const MaxJSONDepth = 64
+
+// checkJSONDepth refuses data whose arrays and objects nest deeper than
+// MaxJSONDepth, in one pass without recursion, before encoding/json (which
+// recurses once per level, up to 10,000 levels, and builds a value for each)
+// sees it. Brackets inside strings are skipped; anything else malformed is
+// left to the decoder to report.
+func checkJSONDepth(data []byte) error {
+	depth := 0
+	inString, escaped := false, false
+	for i, c := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			if depth > MaxJSONDepth {
+				return badRequest("", "JSON nested deeper than %d levels (at byte %d)", MaxJSONDepth, i)
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return nil
+}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBodyLimits(t *testing.T) {
@@ -122,5 +123,45 @@ func TestDecodeJSONBodyErrorsAreSentinels(t *testing.T) {
 	err := decodeJSONBody(strings.NewReader(`{"name": [}`), &v)
 	if !errors.Is(err, ErrMalformedJSON) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// Deeply nested JSON is refused before encoding/json recurses into it: a
+// 1 MiB body of '[' (at the default size limit) and objects one level past
+// MaxJSONDepth are 400 naming the depth; brackets inside strings do not count.
+func TestJSONDepth(t *testing.T) {
+	f := newFixture(t, nil)
+	nested := func(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) }
+	for _, tt := range []struct{ name, body string }{
+		{"1 MiB of [", strings.Repeat("[", DefaultMaxJSONBytes-1)},
+		{"objects 65 deep", `{"name": "x", "scopes": ["read"], "extra": ` + nested(MaxJSONDepth) + `}`},
+		{"arrays 65 deep", `{"name": "x", "scopes": ` + strings.Repeat("[", MaxJSONDepth) + strings.Repeat("]", MaxJSONDepth) + `}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			rec := f.do(t, "POST", "/v1/keys", "admin", strings.NewReader(tt.body), "Content-Type", "application/json")
+			p := problemOf(t, rec, 400, "invalid_request")
+			if !strings.Contains(p.Detail, "JSON nested deeper than 64 levels") {
+				t.Fatalf("detail %q", p.Detail)
+			}
+			if took := time.Since(start); took > 2*time.Second {
+				t.Fatalf("took %v", took)
+			}
+		})
+	}
+	// At the limit the depth check passes (the decoder then refuses the
+	// unknown field), and brackets in strings are text.
+	rec := f.do(t, "POST", "/v1/keys", "admin", strings.NewReader(`{"name": "x", "extra": `+nested(MaxJSONDepth-1)+`}`), "Content-Type", "application/json")
+	if p := problemOf(t, rec, 400, "invalid_request"); strings.Contains(p.Detail, "nested") || !strings.Contains(p.Detail, "extra") {
+		t.Fatalf("detail %q", p.Detail)
+	}
+	rec = f.do(t, "POST", "/v1/keys", "admin", strings.NewReader(`{"name": "`+strings.Repeat(`[{\"`, 66)+`", "scopes": ["read"]}`), "Content-Type", "application/json")
+	if rec.Code != 201 {
+		t.Fatalf("brackets in a string: %d %s", rec.Code, rec.Body)
+	}
+	// One pass, no per-level allocation.
+	deep := []byte(strings.Repeat("[", DefaultMaxJSONBytes))
+	if n := testing.AllocsPerRun(5, func() { _ = checkJSONDepth(deep) }); n > 10 {
+		t.Fatalf("%v allocations", n)
 	}
 }
