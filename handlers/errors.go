@@ -45,6 +45,9 @@ var (
 	ErrUnprocessable = errors.New("unprocessable")
 	// ErrNotReady: the service is starting, stopping or its store is down (503).
 	ErrNotReady = errors.New("not ready")
+	// ErrQueryTooLarge: a query text is longer than its configured limit
+	// (413), checked before it is parsed.
+	ErrQueryTooLarge = errors.New("query too large")
 )
 
 // errorRow is one line of the error table.
@@ -117,6 +120,7 @@ func errorTable() []errorRow {
 		{is(graph.ErrClosed), http.StatusServiceUnavailable, "unavailable"},
 		// SPARQL (handlers/sparql.go documents the choice of statuses)
 		{is(sparql.ErrSyntax), http.StatusBadRequest, "malformed_query"},
+		{is(ErrQueryTooLarge), http.StatusRequestEntityTooLarge, "query_too_large"},
 		{is(sparql.ErrRowLimit), http.StatusBadRequest, "row_limit_exceeded"},
 		{is(sparql.ErrTimeout), http.StatusServiceUnavailable, "query_timeout"},
 		{is(sparql.ErrUnsupported), http.StatusBadRequest, "unsupported_query"},

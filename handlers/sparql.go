@@ -58,6 +58,7 @@ import (
 const (
 	DefaultSPARQLTimeout      = 30 * time.Second
 	DefaultSPARQLMaxRows      = 100_000
+	DefaultSPARQLMaxQuery     = 1 << 20
 	DefaultGraphQLMaxDepth    = 10
 	DefaultGraphQLMaxCost     = 10_000
 	DefaultGraphQLMaxPageSize = 100
@@ -75,6 +76,11 @@ type QueryLimits struct {
 	// SPARQLMaxRows caps the solutions (SELECT) or triples
 	// (CONSTRUCT/DESCRIBE) of one answer (default DefaultSPARQLMaxRows).
 	SPARQLMaxRows int
+	// SPARQLMaxQuery is the longest SPARQL query text in bytes, checked
+	// before parsing (default DefaultSPARQLMaxQuery); longer is 413
+	// query_too_large. A form body may be up to three times as long plus
+	// 64 KiB, for the percent-encoding and the other parameters.
+	SPARQLMaxQuery int
 	// GraphQLMaxDepth is the deepest selection nesting a GraphQL query may
 	// have (default DefaultGraphQLMaxDepth).
 	GraphQLMaxDepth int
@@ -91,6 +97,9 @@ func (l QueryLimits) withDefaults() QueryLimits {
 	}
 	if l.SPARQLMaxRows <= 0 {
 		l.SPARQLMaxRows = DefaultSPARQLMaxRows
+	}
+	if l.SPARQLMaxQuery <= 0 {
+		l.SPARQLMaxQuery = DefaultSPARQLMaxQuery
 	}
 	if l.GraphQLMaxDepth <= 0 {
 		l.GraphQLMaxDepth = DefaultGraphQLMaxDepth
@@ -224,6 +233,7 @@ type sparqlRequest struct {
 // r.Form with the URL (and form body) parameters. found is false for a GET
 // without a query parameter (a request for the service description).
 func (s *Server) parseSPARQLRequest(r *http.Request) (req sparqlRequest, found bool, err error) {
+	maxQuery := s.cfg.Query.withDefaults().SPARQLMaxQuery
 	params := r.URL.Query()
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
@@ -239,9 +249,19 @@ func (s *Server) parseSPARQLRequest(r *http.Request) (req sparqlRequest, found b
 		if cs := ps["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") {
 			return req, false, fmt.Errorf("%w: charset %q; queries are UTF-8", ErrUnsupportedMediaType, cs)
 		}
-		body, rerr := io.ReadAll(r.Body)
+		// Only as much of the body is read as a query within the limit
+		// can need: the text cap is checked before anything is parsed.
+		maxBody := int64(maxQuery)
+		if mt == "application/x-www-form-urlencoded" {
+			maxBody = 3*maxBody + 64<<10
+		}
+		body, rerr := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if rerr != nil {
 			return req, false, fmt.Errorf("read sparql request: %w", rerr)
+		}
+		if int64(len(body)) > maxBody {
+			return req, false, fmt.Errorf("%w: the %s body is longer than %d bytes; the server accepts SPARQL queries of at most %d bytes (MOLGRAPH_SPARQL_MAX_QUERY)",
+				ErrQueryTooLarge, mt, maxBody, maxQuery)
 		}
 		if !utf8.Valid(body) {
 			return req, false, badRequest("query", "the request body is not valid UTF-8")
@@ -278,6 +298,10 @@ func (s *Server) parseSPARQLRequest(r *http.Request) (req sparqlRequest, found b
 		return req, false, nil
 	}
 	for _, v := range qs {
+		if len(v) > maxQuery {
+			return req, false, fmt.Errorf("%w: the query is %d bytes; the server accepts SPARQL queries of at most %d bytes (MOLGRAPH_SPARQL_MAX_QUERY)",
+				ErrQueryTooLarge, len(v), maxQuery)
+		}
 		if !utf8.ValidString(v) {
 			return req, false, badRequest("query", "not valid UTF-8")
 		}
@@ -322,7 +346,8 @@ func (s *Server) sparqlRoutes() []Route {
 		"Chosen by ?format= or Accept; an Accept that matches nothing gets the default. " +
 		"The default graph is the union of all named graphs unless default-graph-uri/named-graph-uri (or FROM) say otherwise. " +
 		"Limits: the query timeout (503 query_timeout) and the row cap (400 row_limit_exceeded) are configured " +
-		"with MOLGRAPH_SPARQL_TIMEOUT and MOLGRAPH_SPARQL_MAX_ROWS; a syntax error is 400 malformed_query with " +
+		"with MOLGRAPH_SPARQL_TIMEOUT and MOLGRAPH_SPARQL_MAX_ROWS; a query text longer than MOLGRAPH_SPARQL_MAX_QUERY " +
+		"(default 1 MiB) is 413 query_too_large; a syntax error, or nesting deeper than 256 levels, is 400 malformed_query with " +
 		"the line and column in errors[0].message. Unknown parameters are ignored."
 	common := []Param{
 		{Name: "default-graph-uri", In: "query", Description: "A graph of the default graph (repeatable); overrides FROM.", Schema: Schema{"type": "string"}},

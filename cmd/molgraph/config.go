@@ -46,6 +46,7 @@ func serveOptions() []option {
 		{"shutdown-timeout", "MOLGRAPH_SHUTDOWN_TIMEOUT", "30s", "grace period for in-flight requests on SIGTERM/SIGINT"},
 		{"sparql-timeout", "MOLGRAPH_SPARQL_TIMEOUT", "30s", "longest SPARQL query (evaluation and serialization); past it: 503 query_timeout"},
 		{"sparql-max-rows", "MOLGRAPH_SPARQL_MAX_ROWS", "100000", "most solutions (SELECT) or triples (CONSTRUCT) per SPARQL answer; past it: 400 row_limit_exceeded"},
+		{"sparql-max-query", "MOLGRAPH_SPARQL_MAX_QUERY", "1MiB", "longest SPARQL query text, checked before parsing; past it: 413 query_too_large"},
 		{"graphql-max-depth", "MOLGRAPH_GRAPHQL_MAX_DEPTH", "10", "deepest GraphQL field nesting"},
 		{"graphql-max-cost", "MOLGRAPH_GRAPHQL_MAX_COST", "10000", "largest estimated GraphQL cost (fields, multiplied by page sizes)"},
 		{"chem-workers", "MOLGRAPH_CHEM_WORKERS", "0", "RDKit worker threads (0: one per CPU)"},
@@ -174,6 +175,7 @@ type serveConfig struct {
 	shutdownTimeout                time.Duration
 	sparqlTimeout                  time.Duration
 	sparqlMaxRows                  int
+	sparqlMaxQuery                 int64
 	graphqlMaxDepth                int
 	graphqlMaxCost                 int
 	chemWorkers, jobWorkers        int
@@ -226,6 +228,8 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	c.sparqlTimeout, e = s.duration("sparql-timeout")
 	collect(e)
 	c.sparqlMaxRows, e = s.positiveInt("sparql-max-rows")
+	collect(e)
+	c.sparqlMaxQuery, e = s.bytes("sparql-max-query")
 	collect(e)
 	c.graphqlMaxDepth, e = s.positiveInt("graphql-max-depth")
 	collect(e)

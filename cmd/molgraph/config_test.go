@@ -23,6 +23,7 @@ func TestServeConfigDefaults(t *testing.T) {
 		sparqlTimeout: 30 * time.Second, sparqlMaxRows: 100_000, graphqlMaxDepth: 10, graphqlMaxCost: 10_000,
 		jobWorkers: 1, batchMaxRecords: 100_000,
 		logLevel: slog.LevelInfo, logFormat: "json"}
+	want.sparqlMaxQuery = 1 << 20
 	if c != want {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
 	}

@@ -71,6 +71,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		Molecules:    mols,
 		Docking:      dock,
 		Query: handlers.QueryLimits{SPARQLTimeout: cfg.sparqlTimeout, SPARQLMaxRows: cfg.sparqlMaxRows,
+			SPARQLMaxQuery:  int(cfg.sparqlMaxQuery),
 			GraphQLMaxDepth: cfg.graphqlMaxDepth, GraphQLMaxCost: cfg.graphqlMaxCost},
 		Logger:  log,
 		Version: version,

@@ -2,7 +2,9 @@
 // *graph.Store.
 //
 // Parse turns query text into a Query (a syntax error is a *SyntaxError with
-// line and column). Exec runs a Query against a Source and a Dataset and
+// line and column). A query nested deeper than MaxDepth is a syntax error
+// too: the parser and every later pass recurse over the query's trees, and
+// the bound keeps them far from the Go stack's limit (see MaxDepth). Exec runs a Query against a Source and a Dataset and
 // returns a Result: solutions for SELECT (streamed through
 // Result.Solutions), a boolean for ASK, triples for CONSTRUCT and DESCRIBE
 // (streamed through Result.Triples). WriteJSON, WriteXML, WriteCSV and

@@ -10,8 +10,10 @@ import (
 )
 
 // FuzzParse checks that no input makes the parser (or the evaluation of a
-// query it accepts) panic. The seed corpus covers the grammar's main
-// productions; more seeds are the W3C syntax tests (read by TestW3CSyntax).
+// query it accepts) panic, and that no accepted query is nested deeper
+// than MaxDepth. The seed corpus covers the grammar's main productions;
+// testdata/fuzz/FuzzParse adds deep nesting of every construct and large
+// sizes; more seeds are the W3C syntax tests (read by TestW3CSyntax).
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`SELECT * WHERE { ?s ?p ?o }`,
@@ -44,6 +46,9 @@ func FuzzParse(f *testing.F) {
 		q, err := Parse(query, "http://e/base")
 		if err != nil {
 			return
+		}
+		if d := trueDepth(q); d > MaxDepth {
+			t.Fatalf("accepted a query %d levels deep (MaxDepth %d)", d, MaxDepth)
 		}
 		res, err := Exec(ctx, st, q, Options{Timeout: 200 * time.Millisecond, MaxRows: 100})
 		if err != nil {

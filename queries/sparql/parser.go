@@ -75,6 +75,26 @@ func (q *Query) Vars() []string {
 	return out
 }
 
+// MaxDepth is the deepest nesting Parse accepts: a query whose parse (group
+// graph patterns, OPTIONAL/MINUS/UNION/GRAPH, sub-selects, EXISTS,
+// bracketed expressions, unary operators, function arguments, property
+// paths, collections and blank-node property lists) or whose resulting
+// algebra and expression trees go deeper is a *SyntaxError naming the limit
+// and the position where it was passed. Left-nested chains count one level
+// per link: a sequence of group elements (OPTIONAL, MINUS, BIND, VALUES,
+// GRAPH, sub-groups), arithmetic operators, comparison, property path
+// steps and alternatives. Chains of || and && and of UNION are built
+// balanced (the operators are associative under SPARQL's three-valued logic
+// and bag union), so n alternatives cost about log2(n) levels.
+//
+// The bound exists because the parser and every later pass over the
+// query (scoping, planning, evaluation) recurse over these trees: without
+// it two million nested parentheses overflowed the Go stack, a fatal error
+// that ends the whole process. Every recursive pass of the package is
+// bounded by the depth of these trees, so a query Parse accepts cannot
+// overflow the stack. Real queries nest fewer than 20 levels.
+const MaxDepth = 256
+
 type parser struct {
 	toks     []token
 	i        int
@@ -88,6 +108,16 @@ type parser struct {
 	aggs     *[]*eAgg // where aggregates go; nil where they are not allowed
 	tmplMode bool     // parsing a CONSTRUCT template
 	anon     int
+	// depth counts the parser's own recursion (enter/leave).
+	depth int
+	// depths is the depth of each node and expression tree built so far
+	// (built); leaves (variables, constants, BGPs without paths) are absent
+	// and count 1. Paths are values, not all comparable, so their depth
+	// travels with them as return values and reaches their BGP through
+	// pathDepth.
+	depths map[any]int
+	// pathDepth is the deepest property path of the triples being parsed.
+	pathDepth int
 }
 
 // Parse parses a SPARQL 1.1 query. Relative IRIs are resolved against base
@@ -99,7 +129,7 @@ func Parse(query, base string) (q *Query, err error) {
 		return nil, err
 	}
 	p := &parser{toks: toks, base: base, prefixes: map[string]string{}, q: &Query{},
-		slots: map[string]int{}, bnodes: map[string]int{}, bnodeBGP: map[string]int{}}
+		slots: map[string]int{}, bnodes: map[string]int{}, bnodeBGP: map[string]int{}, depths: map[any]int{}}
 	defer func() {
 		if r := recover(); r != nil {
 			se, ok := r.(*SyntaxError)
@@ -118,6 +148,52 @@ func Parse(query, base string) (q *Query, err error) {
 // internally; Parse recovers them into an error value.
 func (p *parser) fail(t token, format string, a ...any) {
 	panic(&SyntaxError{Line: t.line, Column: t.col, Msg: fmt.Sprintf(format, a...)})
+}
+
+// enter counts one level of the parser's recursion; past MaxDepth the query
+// is refused at the current token, before the stack grows any further.
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > MaxDepth {
+		p.tooDeep(p.peek())
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
+func (p *parser) tooDeep(t token) {
+	p.fail(t, "the query nests more than %d levels deep (the server's nesting limit)", MaxDepth)
+}
+
+// built records the tree depth of x, a node or expression made of kids
+// (nodes, expressions or nil), and refuses the query at token at when it
+// passes MaxDepth.
+func (p *parser) built(at token, x any, kids ...any) {
+	d := 0
+	for _, k := range kids {
+		d = max(d, p.treeDepth(k))
+	}
+	p.setDepth(at, x, d+1)
+}
+
+func (p *parser) setDepth(at token, x any, d int) {
+	if d > MaxDepth {
+		p.tooDeep(at)
+	}
+	if d > 1 {
+		p.depths[x] = d
+	}
+}
+
+// treeDepth is the depth of a node or expression built by the parser.
+func (p *parser) treeDepth(x any) int {
+	if x == nil {
+		return 0
+	}
+	if d, ok := p.depths[x]; ok {
+		return d
+	}
+	return 1
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -596,9 +672,16 @@ func (p *parser) checkGrouped(e expr, groupVars varSet, at token) {
 
 // parseGroupGraphPattern parses '{' ... '}' and returns its algebra.
 func (p *parser) parseGroupGraphPattern() node {
+	open := p.peek()
 	g, filters := p.parseGroupParts()
 	if len(filters) > 0 {
-		g = &nFilter{conds: filters, p: g}
+		f := &nFilter{conds: filters, p: g}
+		kids := []any{g}
+		for _, c := range filters {
+			kids = append(kids, c)
+		}
+		p.built(open, f, kids...)
+		g = f
 	}
 	return g
 }
@@ -609,8 +692,10 @@ func (p *parser) parseGroupGraphPattern() node {
 func (p *parser) parseGroupParts() (node, []expr) {
 	open := p.peek()
 	p.expectPunct("{")
+	p.enter()
+	defer p.leave()
 	if p.isKw("SELECT") {
-		n := p.parseSubSelect()
+		n := p.parseSubSelect(open)
 		p.expectPunct("}")
 		return n, nil
 	}
@@ -618,9 +703,13 @@ func (p *parser) parseGroupParts() (node, []expr) {
 	var filters []expr
 	p.bgpID++
 	var cur *nBGP // the BGP being extended by adjacent triples blocks
-	join := func(r node) {
+	// scope is inScopeVars(g), kept up to date as g grows (BIND checks it;
+	// recomputing it per BIND made long chains quadratic).
+	scope := varSet{}
+	join := func(at token, r node) {
 		cur = nil
-		g = joinNodes(g, r)
+		g = p.joinNodes(at, g, r)
+		inScopeVars(r, scope)
 	}
 	needDot := false
 	for {
@@ -643,24 +732,31 @@ func (p *parser) parseGroupParts() (node, []expr) {
 			r, fs := p.parseGroupParts()
 			var cond expr
 			if len(fs) > 0 {
-				cond = andAll(fs)
+				cond = p.andAll(t, fs)
 			}
 			cur = nil
-			g = &nLeftJoin{l: g, r: r, cond: cond}
+			lj := &nLeftJoin{l: g, r: r, cond: cond}
+			p.built(t, lj, g, r, cond)
+			g = lj
+			inScopeVars(r, scope)
 			p.bgpID++
 		case p.isKw("MINUS"):
 			p.nextTok()
 			p.bgpID++
 			r := p.parseGroupGraphPattern()
 			cur = nil
-			g = &nMinus{l: g, r: r}
+			m := &nMinus{l: g, r: r}
+			p.built(t, m, g, r)
+			g = m
 			p.bgpID++
 		case p.isKw("GRAPH"):
 			p.nextTok()
 			gt := p.parseVarOrIRI()
 			p.bgpID++
 			r := p.parseGroupGraphPattern()
-			join(&nGraph{g: gt, p: r})
+			gn := &nGraph{g: gt, p: r}
+			p.built(t, gn, r)
+			join(t, gn)
 			p.bgpID++
 		case p.isKw("SERVICE"):
 			p.fail(t, "SERVICE is not supported")
@@ -675,50 +771,93 @@ func (p *parser) parseGroupParts() (node, []expr) {
 			}
 			p.expectPunct(")")
 			s := p.slot(vt.text)
-			inScope := varSet{}
-			inScopeVars(g, inScope)
-			if inScope.has(s) {
+			if scope.has(s) {
 				p.fail(vt, "BIND: variable ?%s is already in scope", vt.text)
 			}
 			cur = nil
-			g = &nExtend{p: g, slot: s, e: e}
+			x := &nExtend{p: g, slot: s, e: e}
+			p.built(t, x, g, e)
+			g = x
+			scope.add(s)
 			p.bgpID++
 		case p.isKw("VALUES"):
 			p.nextTok()
-			join(p.parseDataBlock())
+			join(t, p.parseDataBlock())
 			p.bgpID++
 		case t.kind == tkPunct && t.text == "{":
 			p.bgpID++
-			r := p.parseGroupGraphPattern()
-			for p.acceptKw("UNION") {
+			branches := []any{p.parseGroupGraphPattern()}
+			var ops []token
+			for p.isKw("UNION") {
+				ops = append(ops, p.nextTok())
 				p.bgpID++
-				r = &nUnion{l: r, r: p.parseGroupGraphPattern()}
+				branches = append(branches, p.parseGroupGraphPattern())
 			}
-			join(r)
+			join(t, p.balanced(ops, branches, func(l, r any) any { return &nUnion{l: l, r: r} }))
 			p.bgpID++
 		default:
 			if needDot {
 				p.fail(t, "expected \".\" before %s", t)
 			}
+			p.pathDepth = 0
 			pats, dot := p.parseTriplesBlock()
 			needDot = !dot
+			inScopeVars(&nBGP{pats: pats}, scope)
 			if cur == nil {
 				cur = &nBGP{}
-				g = joinNodes(g, cur)
+				g = p.joinNodes(t, g, cur)
 			}
 			cur.pats = append(cur.pats, pats...)
+			if d := p.pathDepth + 1; d > p.treeDepth(cur) {
+				// A path makes the BGP deeper; g is cur or joins it.
+				p.setDepth(t, cur, d)
+				if j, ok := g.(*nJoin); ok && j.r == node(cur) {
+					p.built(t, j, j.l, cur)
+				}
+			}
 			continue
 		}
 		p.acceptPunct(".")
 	}
 }
 
-func andAll(es []expr) expr {
-	e := es[0]
-	for _, x := range es[1:] {
-		e = &eOp{op: "&&", args: []expr{e, x}}
+// andAll is the conjunction of es, built balanced.
+func (p *parser) andAll(at token, es []expr) expr {
+	xs := make([]any, len(es))
+	ops := make([]token, len(es)-1)
+	for i, e := range es {
+		xs[i] = e
 	}
-	return e
+	for i := range ops {
+		ops[i] = at
+	}
+	return p.balanced(ops, xs, func(l, r any) any { return &eOp{op: "&&", args: []expr{l, r}} })
+}
+
+// balanced combines xs, in order, into a balanced binary tree with mk (for
+// associative operators: ||, && and UNION), so that a chain of n costs
+// about log2(n) levels of MaxDepth; ops[i] is the operator token between
+// xs[i] and xs[i+1], where a tree too deep is reported.
+func (p *parser) balanced(ops []token, xs []any, mk func(l, r any) any) any {
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	m := len(xs) / 2
+	l := p.balanced(ops[:m-1], xs[:m], mk)
+	r := p.balanced(ops[m:], xs[m:], mk)
+	x := mk(l, r)
+	p.built(ops[m-1], x, l, r)
+	return x
+}
+
+// joinNodes joins two patterns (recording the join's depth), dropping the
+// empty BGP (the join identity).
+func (p *parser) joinNodes(at token, l, r node) node {
+	n := joinNodes(l, r)
+	if j, ok := n.(*nJoin); ok {
+		p.built(at, j, l, r)
+	}
+	return n
 }
 
 // joinNodes joins two patterns, dropping the empty BGP (the join identity).
@@ -734,7 +873,7 @@ func joinNodes(l, r node) node {
 	return &nJoin{l: l, r: r}
 }
 
-func (p *parser) parseSubSelect() node {
+func (p *parser) parseSubSelect(open token) node {
 	p.expectKw("SELECT")
 	sq := &selectQuery{limit: -1, offset: -1}
 	saved := p.aggs
@@ -750,7 +889,22 @@ func (p *parser) parseSubSelect() node {
 		p.fail(at, "SELECT * is not allowed with GROUP BY or aggregates")
 	}
 	p.finishSelect(sq, at)
-	return &nSub{q: sq}
+	n := &nSub{q: sq}
+	kids := []any{sq.where}
+	for _, pi := range sq.proj {
+		kids = append(kids, pi.e)
+	}
+	for _, gi := range sq.groupBy {
+		kids = append(kids, gi.e)
+	}
+	for _, h := range sq.having {
+		kids = append(kids, h)
+	}
+	for _, o := range sq.orderBy {
+		kids = append(kids, o.e)
+	}
+	p.built(open, n, kids...)
+	return n
 }
 
 func (p *parser) parseVarOrIRI() term {
@@ -930,7 +1084,9 @@ func (p *parser) parseTriplesSameSubject(out []triplePat, paths bool) []triplePa
 	if t.kind == tkPunct && t.text == "[" {
 		p.nextTok()
 		s := p.newBNode()
+		p.enter()
 		out = p.parsePropertyList(s, out, paths)
+		p.leave()
 		p.expectPunct("]")
 		if p.startsVerb(p.peek()) {
 			out = p.parsePropertyList(s, out, paths)
@@ -989,7 +1145,9 @@ func (p *parser) parsePropertyList(s term, out []triplePat, paths bool) []triple
 					pred = constTerm(p.parseIRI())
 				}
 			} else {
-				path = p.parsePath()
+				var d int
+				path, d = p.parsePath()
+				p.pathDepth = max(p.pathDepth, d)
 				if l, ok := path.(pLink); ok {
 					pred, path = constTerm(l.iri), nil
 				}
@@ -1039,7 +1197,9 @@ func (p *parser) parseGraphNode(out []triplePat, paths bool) (term, []triplePat)
 	case t.kind == tkPunct && t.text == "[":
 		p.nextTok()
 		s := p.newBNode()
+		p.enter()
 		out = p.parsePropertyList(s, out, paths)
+		p.leave()
 		p.expectPunct("]")
 		return s, out
 	case t.kind == tkPunct && t.text == "(":
@@ -1050,6 +1210,8 @@ func (p *parser) parseGraphNode(out []triplePat, paths bool) (term, []triplePat)
 
 func (p *parser) parseCollection(out []triplePat, paths bool) (term, []triplePat) {
 	p.expectPunct("(")
+	p.enter()
+	defer p.leave()
 	var items []term
 	for !p.acceptPunct(")") {
 		if p.peek().kind == tkEOF {
@@ -1111,56 +1273,77 @@ func (p *parser) parseVarOrTerm() term {
 
 // ---- property paths ----
 
-func (p *parser) parsePath() pathExpr {
-	a := p.parsePathSeq()
-	for p.acceptPunct("|") {
-		a = pAlt{a: a, b: p.parsePathSeq()}
+// The path parsers return the path and its tree depth (1 for a link);
+// sequences and alternatives are left-nested chains and count one level per
+// link.
+
+func (p *parser) parsePath() (pathExpr, int) {
+	p.enter()
+	defer p.leave()
+	a, da := p.parsePathSeq()
+	for p.isPunct("|") {
+		op := p.nextTok()
+		b, db := p.parsePathSeq()
+		a, da = pAlt{a: a, b: b}, p.pathLevel(op, da, db)
 	}
-	return a
+	return a, da
 }
 
-func (p *parser) parsePathSeq() pathExpr {
-	a := p.parsePathEltOrInverse()
-	for p.acceptPunct("/") {
-		a = pSeq{a: a, b: p.parsePathEltOrInverse()}
+// pathLevel is the depth of a path node over paths of depths a and b.
+func (p *parser) pathLevel(at token, a, b int) int {
+	d := max(a, b) + 1
+	if d > MaxDepth {
+		p.tooDeep(at)
 	}
-	return a
+	return d
 }
 
-func (p *parser) parsePathEltOrInverse() pathExpr {
-	if p.acceptPunct("^") {
-		return pInv{p: p.parsePathElt()}
+func (p *parser) parsePathSeq() (pathExpr, int) {
+	a, da := p.parsePathEltOrInverse()
+	for p.isPunct("/") {
+		op := p.nextTok()
+		b, db := p.parsePathEltOrInverse()
+		a, da = pSeq{a: a, b: b}, p.pathLevel(op, da, db)
+	}
+	return a, da
+}
+
+func (p *parser) parsePathEltOrInverse() (pathExpr, int) {
+	if p.isPunct("^") {
+		op := p.nextTok()
+		e, d := p.parsePathElt()
+		return pInv{p: e}, p.pathLevel(op, d, 0)
 	}
 	return p.parsePathElt()
 }
 
-func (p *parser) parsePathElt() pathExpr {
-	prim := p.parsePathPrimary()
+func (p *parser) parsePathElt() (pathExpr, int) {
+	prim, d := p.parsePathPrimary()
 	t := p.peek()
 	if t.kind == tkPunct {
 		switch t.text {
 		case "*":
 			p.nextTok()
-			return pMod{p: prim, min: 0, max: -1}
+			return pMod{p: prim, min: 0, max: -1}, p.pathLevel(t, d, 0)
 		case "+":
 			p.nextTok()
-			return pMod{p: prim, min: 1, max: -1}
+			return pMod{p: prim, min: 1, max: -1}, p.pathLevel(t, d, 0)
 		case "?":
 			p.nextTok()
-			return pMod{p: prim, min: 0, max: 1}
+			return pMod{p: prim, min: 0, max: 1}, p.pathLevel(t, d, 0)
 		}
 	}
-	return prim
+	return prim, d
 }
 
-func (p *parser) parsePathPrimary() pathExpr {
+func (p *parser) parsePathPrimary() (pathExpr, int) {
 	t := p.peek()
 	switch {
 	case t.kind == tkName && t.text == "a":
 		p.nextTok()
-		return pLink{iri: rdfType}
+		return pLink{iri: rdfType}, 1
 	case t.kind == tkIRI || t.kind == tkPName:
-		return pLink{iri: p.parseIRI()}
+		return pLink{iri: p.parseIRI()}, 1
 	case t.kind == tkPunct && t.text == "!":
 		p.nextTok()
 		neg := pNeg{}
@@ -1181,7 +1364,7 @@ func (p *parser) parsePathPrimary() pathExpr {
 		}
 		if p.peek().kind == tkNil {
 			p.nextTok()
-			return neg
+			return neg, 1
 		}
 		if p.acceptPunct("(") {
 			one()
@@ -1192,15 +1375,15 @@ func (p *parser) parsePathPrimary() pathExpr {
 		} else {
 			one()
 		}
-		return neg
+		return neg, 1
 	case t.kind == tkPunct && t.text == "(":
 		p.nextTok()
-		e := p.parsePath()
+		e, d := p.parsePath()
 		p.expectPunct(")")
-		return e
+		return e, d
 	}
 	p.fail(t, "expected a property path, found %s", t)
-	return nil
+	return nil, 0
 }
 
 // ---- expressions ----
@@ -1219,7 +1402,7 @@ func (p *parser) parseBuiltinOrFunction() expr {
 	t := p.peek()
 	if t.kind == tkIRI || t.kind == tkPName {
 		iri := p.parseIRI()
-		return &eFunc{iri: iri, args: p.parseArgList()}
+		return p.call(t, &eFunc{iri: iri, args: p.parseArgList()})
 	}
 	if t.kind == tkName {
 		return p.parseBuiltin()
@@ -1247,19 +1430,56 @@ func (p *parser) parseArgList() []expr {
 }
 
 func (p *parser) parseExpr() expr {
-	a := p.parseAnd()
-	for p.acceptPunct("||") {
-		a = &eOp{op: "||", args: []expr{a, p.parseAnd()}}
-	}
-	return a
+	p.enter()
+	defer p.leave()
+	return p.parseLogical("||", p.parseAnd)
 }
 
 func (p *parser) parseAnd() expr {
-	a := p.parseRelational()
-	for p.acceptPunct("&&") {
-		a = &eOp{op: "&&", args: []expr{a, p.parseRelational()}}
+	return p.parseLogical("&&", p.parseRelational)
+}
+
+// parseLogical parses operands separated by op (|| or &&) into a balanced
+// tree.
+func (p *parser) parseLogical(op string, operand func() expr) expr {
+	a := operand()
+	if !p.isPunct(op) {
+		return a
 	}
-	return a
+	xs := []any{a}
+	var ops []token
+	for p.isPunct(op) {
+		ops = append(ops, p.nextTok())
+		xs = append(xs, operand())
+	}
+	return p.balanced(ops, xs, func(l, r any) any { return &eOp{op: op, args: []expr{l, r}} })
+}
+
+// binary is the operator op applied to a and b, its depth recorded.
+func (p *parser) binary(at token, op string, a, b expr) expr {
+	x := &eOp{op: op, args: []expr{a, b}}
+	p.built(at, x, a, b)
+	return x
+}
+
+// call records the depth of a function call or operator over its
+// arguments.
+func (p *parser) call(at token, x expr) expr {
+	var args []expr
+	switch c := x.(type) {
+	case *eCall:
+		args = c.args
+	case *eFunc:
+		args = c.args
+	case *eOp:
+		args = c.args
+	}
+	kids := make([]any, len(args))
+	for i, a := range args {
+		kids[i] = a
+	}
+	p.built(at, x, kids...)
+	return x
 }
 
 func (p *parser) parseRelational() expr {
@@ -1269,7 +1489,7 @@ func (p *parser) parseRelational() expr {
 		switch t.text {
 		case "=", "!=", "<", ">", "<=", ">=":
 			p.nextTok()
-			return &eOp{op: t.text, args: []expr{a, p.parseAdditive()}}
+			return p.binary(t, t.text, a, p.parseAdditive())
 		}
 	}
 	not := false
@@ -1291,7 +1511,13 @@ func (p *parser) parseRelational() expr {
 			}
 			p.expectPunct(")")
 		}
-		return &eIn{not: not, left: a, list: list}
+		in := &eIn{not: not, left: a, list: list}
+		kids := []any{a}
+		for _, e := range list {
+			kids = append(kids, e)
+		}
+		p.built(t, in, kids...)
+		return in
 	}
 	return a
 }
@@ -1302,7 +1528,7 @@ func (p *parser) parseAdditive() expr {
 		t := p.peek()
 		if t.kind == tkPunct && (t.text == "+" || t.text == "-") {
 			p.nextTok()
-			a = &eOp{op: t.text, args: []expr{a, p.parseMultiplicative()}}
+			a = p.binary(t, t.text, a, p.parseMultiplicative())
 			continue
 		}
 		return a
@@ -1315,7 +1541,7 @@ func (p *parser) parseMultiplicative() expr {
 		t := p.peek()
 		if t.kind == tkPunct && (t.text == "*" || t.text == "/") {
 			p.nextTok()
-			a = &eOp{op: t.text, args: []expr{a, p.parseUnary()}}
+			a = p.binary(t, t.text, a, p.parseUnary())
 			continue
 		}
 		return a
@@ -1328,7 +1554,7 @@ func (p *parser) parseUnary() expr {
 		switch t.text {
 		case "!":
 			p.nextTok()
-			return &eOp{op: "!", args: []expr{p.parseUnary()}}
+			return p.call(t, &eOp{op: "!", args: []expr{p.unaryOperand()}})
 		case "-", "+":
 			n := p.peekN(1)
 			if !t.spaceAfter && (n.kind == tkInteger || n.kind == tkDecimal || n.kind == tkDouble) {
@@ -1339,10 +1565,17 @@ func (p *parser) parseUnary() expr {
 			if t.text == "+" {
 				op = "pos"
 			}
-			return &eOp{op: op, args: []expr{p.parseUnary()}}
+			return p.call(t, &eOp{op: op, args: []expr{p.unaryOperand()}})
 		}
 	}
 	return p.parsePrimary()
+}
+
+// unaryOperand parses the operand of a unary operator, one level deeper.
+func (p *parser) unaryOperand() expr {
+	p.enter()
+	defer p.leave()
+	return p.parseUnary()
 }
 
 func (p *parser) parsePrimary() expr {
@@ -1362,7 +1595,7 @@ func (p *parser) parsePrimary() expr {
 		iri := p.parseIRI()
 		n := p.peek()
 		if n.kind == tkNil || n.kind == tkPunct && n.text == "(" {
-			return &eFunc{iri: iri, args: p.parseArgList()}
+			return p.call(t, &eFunc{iri: iri, args: p.parseArgList()})
 		}
 		return &eConst{v: iri}
 	case tkString, tkInteger, tkDecimal, tkDouble:
@@ -1402,9 +1635,13 @@ func (p *parser) parseBuiltin() expr {
 	switch {
 	case name == "NOT" && p.isKw("EXISTS"):
 		p.nextTok()
-		return &eExists{not: true, p: p.parseExistsPattern()}
+		x := &eExists{not: true, p: p.parseExistsPattern()}
+		p.built(t, x, x.p)
+		return x
 	case name == "EXISTS":
-		return &eExists{p: p.parseExistsPattern()}
+		x := &eExists{p: p.parseExistsPattern()}
+		p.built(t, x, x.p)
+		return x
 	case aggregateNames[name]:
 		if p.aggs == nil {
 			p.fail(t, "aggregate %s is not allowed here", name)
@@ -1433,6 +1670,7 @@ func (p *parser) parseBuiltin() expr {
 		p.aggs = aggs
 		a.slot = p.hidden("agg")
 		*aggs = append(*aggs, a)
+		p.built(t, a, a.arg)
 		return a
 	}
 	ar, ok := builtinArity[name]
@@ -1447,7 +1685,7 @@ func (p *parser) parseBuiltin() expr {
 			p.fail(vt, "BOUND takes a variable")
 		}
 		p.expectPunct(")")
-		return &eCall{name: name, args: []expr{&eVar{slot: p.slot(vt.text)}}}
+		return p.call(t, &eCall{name: name, args: []expr{&eVar{slot: p.slot(vt.text)}}})
 	}
 	if p.peek().kind == tkNil {
 		p.nextTok()
@@ -1464,7 +1702,7 @@ func (p *parser) parseBuiltin() expr {
 	if len(args) < ar[0] || ar[1] >= 0 && len(args) > ar[1] {
 		p.fail(t, "%s takes %d to %d arguments, got %d", name, ar[0], ar[1], len(args))
 	}
-	return &eCall{name: name, args: args}
+	return p.call(t, &eCall{name: name, args: args})
 }
 
 func (p *parser) parseExistsPattern() node {

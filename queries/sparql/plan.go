@@ -147,10 +147,13 @@ func exprVars(e expr, s varSet) {
 	}
 }
 
-// allVars adds every variable mentioned anywhere in n.
+// allVars adds every variable mentioned anywhere in n. It visits each node
+// once (it used to add inScopeVars at every level, quadratic in the depth,
+// and riskyVars calls it at every level of nested OPTIONALs).
 func allVars(n node, s varSet) {
-	inScopeVars(n, s)
 	switch x := n.(type) {
+	case *nBGP, *nValues, *nSub:
+		inScopeVars(n, s)
 	case *nJoin:
 		allVars(x.l, s)
 		allVars(x.r, s)
@@ -173,8 +176,10 @@ func allVars(n node, s varSet) {
 		}
 	case *nExtend:
 		allVars(x.p, s)
+		s.add(x.slot)
 		exprVars(x.e, s)
 	case *nGraph:
+		s.addTerm(x.g)
 		allVars(x.p, s)
 	}
 }
