@@ -107,9 +107,12 @@ func (b *Batch) RunEach(ctx context.Context, names []string, prepare func(ctx co
 	if _, err := CheckReceptorPDBQT(b.Receptor); err != nil {
 		return nil, fmt.Errorf("docking: batch: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "molgraph-batch-")
+	if b.Vina == nil {
+		return nil, fmt.Errorf("docking: batch: %w: no Vina", ErrEngine)
+	}
+	dir, err := b.Vina.TempDirs().Make("batch")
 	if err != nil {
-		return nil, fmt.Errorf("docking: batch: temp dir: %w", err)
+		return nil, fmt.Errorf("docking: batch: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	recPath := filepath.Join(dir, "receptor.pdbqt")

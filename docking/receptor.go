@@ -15,9 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/molgraph/molgraph/internal/subproc"
 	"github.com/molgraph/molgraph/parsers/pdbqt"
 )
 
@@ -35,6 +35,9 @@ type ReceptorOptions struct {
 	Obabel string
 	// Timeout bounds the obabel run; 0 means 2 minutes.
 	Timeout time.Duration
+	// TempDirs is where obabel's working directory is made (nil: under
+	// subproc.DefaultRoot).
+	TempDirs *subproc.TempDirs
 }
 
 // Receptor is a docking-ready rigid receptor.
@@ -59,6 +62,9 @@ type Receptor struct {
 const (
 	MaxReceptorAtoms = 200_000
 	obabelTimeout    = 2 * time.Minute
+	// obabelMessages bounds what is kept of obabel's standard output and
+	// error (its messages; the receptor goes to a file).
+	obabelMessages = 64 << 10
 )
 
 // waterNames are residue names of water in PDB files.
@@ -404,7 +410,8 @@ func CleanPDB(data []byte, opt ReceptorOptions) (*CleanedPDB, error) {
 }
 
 // obabelReceptor runs `obabel -ipdb in.pdb -xr -h -opdbqt -O out.pdbqt` in
-// a private temporary directory, killing its process group on timeout.
+// a private temporary directory (package subproc: killed with its process
+// group on timeout or cancellation, and when the server dies).
 func obabelReceptor(ctx context.Context, pdb []byte, opt ReceptorOptions) ([]byte, error) {
 	bin := opt.Obabel
 	if bin == "" {
@@ -418,37 +425,32 @@ func obabelReceptor(ctx context.Context, pdb []byte, opt ReceptorOptions) ([]byt
 	if timeout == 0 {
 		timeout = obabelTimeout
 	}
-	dir, err := os.MkdirTemp("", "molgraph-obabel-")
+	dir, err := opt.TempDirs.Make("obabel")
 	if err != nil {
-		return nil, fmt.Errorf("docking: obabel: temp dir: %w", err)
+		return nil, fmt.Errorf("docking: obabel: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	in, out := filepath.Join(dir, "in.pdb"), filepath.Join(dir, "out.pdbqt")
 	if err := os.WriteFile(in, pdb, 0o600); err != nil {
 		return nil, fmt.Errorf("docking: obabel: %w", err)
 	}
-	rctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(rctx, full, "-ipdb", in, "-xr", "-h", "-opdbqt", "-O", out)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stdout = &limitedBuffer{buf: &stderr, max: tailMax}
-	cmd.Stderr = cmd.Stdout
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if errors.Is(rctx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("docking: obabel: %w: longer than %v", ErrTimeout, timeout)
-		}
-		return nil, fmt.Errorf("docking: obabel: %w: %v: %s", ErrInvalidReceptor, err, strings.TrimSpace(stderr.String()))
+	res, err := subproc.Run(ctx, subproc.Cmd{Path: full, Args: []string{"-ipdb", in, "-xr", "-h", "-opdbqt", "-O", out},
+		Dir: dir, Timeout: timeout, MaxStdout: obabelMessages, MaxStderr: obabelMessages})
+	msg := strings.TrimSpace(string(res.Stderr) + "\n" + string(res.Stdout))
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(err, subproc.ErrTimeout):
+		return nil, fmt.Errorf("docking: obabel: %w: longer than %v", ErrTimeout, timeout)
+	case errors.Is(err, subproc.ErrStart):
+		return nil, fmt.Errorf("docking: obabel: %w: %v", ErrEngine, err)
+	default:
+		return nil, fmt.Errorf("docking: obabel: %w: %v: %s", ErrInvalidReceptor, err, msg)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil || len(b) == 0 {
-		return nil, fmt.Errorf("docking: obabel: %w: no output (%s)", ErrInvalidReceptor, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("docking: obabel: %w: no output (%s)", ErrInvalidReceptor, msg)
 	}
 	return b, nil
 }
@@ -468,13 +470,12 @@ func ObabelVersion(ctx context.Context, bin string) string {
 	if v, ok := obabelVersions.Load(bin); ok {
 		return v.(string)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "-V").Output()
+	out, err := subproc.Run(ctx, subproc.Cmd{Path: bin, Args: []string{"-V"}, Timeout: 10 * time.Second,
+		MaxStdout: 4096, MaxStderr: 4096})
 	if err != nil {
 		return ""
 	}
-	f := strings.Fields(string(out))
+	f := strings.Fields(string(out.Stdout))
 	if len(f) < 3 || f[0] != "Open" || f[1] != "Babel" {
 		return ""
 	}

@@ -12,10 +12,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
+	"github.com/molgraph/molgraph/internal/subproc"
 	"github.com/molgraph/molgraph/parsers/pdbqt"
 )
 
@@ -131,7 +130,7 @@ type Result struct {
 	Output  []byte // the --out PDBQT file as vina wrote it
 	Params  Params // the settings used (defaults filled in, CPU as run)
 	Elapsed time.Duration
-	Stdout  string // the tail of vina's standard output
+	Stdout  string // vina's standard output (its first MaxVinaOutput bytes)
 }
 
 // Best returns the most favourable mode.
@@ -141,7 +140,12 @@ func (r *Result) Best() Mode { return r.Modes[0] }
 type Vina struct {
 	path    string
 	version string
+	tmp     *subproc.TempDirs // nil: subproc.DefaultRoot
 }
+
+// MaxVinaOutput bounds the standard output and the standard error kept
+// of one vina run (a docking run writes about 3 KB).
+const MaxVinaOutput = 256 << 10
 
 var versionRE = regexp.MustCompile(`AutoDock Vina v?(\S+)`)
 
@@ -155,18 +159,29 @@ func NewVina(ctx context.Context, path string) (*Vina, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docking: vina: %w: %v", ErrEngine, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, full, "--version").CombinedOutput()
+	out, err := subproc.Run(ctx, subproc.Cmd{Path: full, Args: []string{"--version"}, Timeout: 30 * time.Second,
+		MaxStdout: 4096, MaxStderr: 4096})
 	if err != nil {
 		return nil, fmt.Errorf("docking: vina --version: %w: %v", ErrEngine, err)
 	}
-	m := versionRE.FindSubmatch(out)
+	m := versionRE.FindSubmatch(append(out.Stdout, out.Stderr...))
 	if m == nil {
-		return nil, fmt.Errorf("docking: vina --version: %w: unexpected output %q", ErrEngine, strings.TrimSpace(string(out)))
+		return nil, fmt.Errorf("docking: vina --version: %w: unexpected output %q", ErrEngine, strings.TrimSpace(string(out.Stdout)))
 	}
 	return &Vina{path: full, version: string(m[1])}, nil
 }
+
+// WithTempDirs returns a copy of v that makes its working directories
+// (one per run, and a Batch's directory holding the receptor) in t.
+func (v *Vina) WithTempDirs(t *subproc.TempDirs) *Vina {
+	c := *v
+	c.tmp = t
+	return &c
+}
+
+// TempDirs is where v makes its working directories (nil: under
+// subproc.DefaultRoot).
+func (v *Vina) TempDirs() *subproc.TempDirs { return v.tmp }
 
 // Name is the engine name for job records.
 func (v *Vina) Name() string { return "AutoDock Vina" }
@@ -183,7 +198,8 @@ func (v *Vina) Path() string { return v.path }
 // Errors: ErrInvalidParams/ErrInvalidBox/ErrInvalidLigand before running;
 // ErrVinaFailed (vina's message included), ErrTimeout, or the context's
 // error when ctx is cancelled: in every case the vina process group is
-// killed and the temporary directory removed before Dock returns.
+// killed and the temporary directory removed before Dock returns. vina
+// also dies with the server (see package subproc).
 func (v *Vina) Dock(ctx context.Context, receptorPath string, lig Ligand, box Box, p Params, progress func(float64)) (*Result, error) {
 	p = p.WithDefaults()
 	if p.CPU == 0 {
@@ -198,9 +214,9 @@ func (v *Vina) Dock(ctx context.Context, receptorPath string, lig Ligand, box Bo
 	if err := CheckLigand(lig.PDBQT); err != nil {
 		return nil, fmt.Errorf("docking: ligand %s: %w", lig.Name, err)
 	}
-	dir, err := os.MkdirTemp("", "molgraph-vina-")
+	dir, err := v.tmp.Make("vina")
 	if err != nil {
-		return nil, fmt.Errorf("docking: temp dir: %w", err)
+		return nil, fmt.Errorf("docking: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	ligPath, outPath := filepath.Join(dir, "ligand.pdbqt"), filepath.Join(dir, "out.pdbqt")
@@ -277,9 +293,9 @@ func (v *Vina) ScoreOnly(ctx context.Context, receptorPath string, lig Ligand) (
 	if err := CheckLigand(lig.PDBQT); err != nil {
 		return nil, fmt.Errorf("docking: score %s: %w", lig.Name, err)
 	}
-	dir, err := os.MkdirTemp("", "molgraph-vina-")
+	dir, err := v.tmp.Make("vina")
 	if err != nil {
-		return nil, fmt.Errorf("docking: temp dir: %w", err)
+		return nil, fmt.Errorf("docking: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	ligPath := filepath.Join(dir, "ligand.pdbqt")
@@ -335,82 +351,63 @@ func VinaType(t string) bool {
 	return false
 }
 
-// starWriter collects vina's stdout: a bounded tail for error messages and
-// the count of progress stars after "Performing docking".
-type starWriter struct {
-	mu       sync.Mutex
-	tail     []byte
+// stars counts Vina's progress stars after "Performing docking" in the
+// chunks of standard output it is given.
+type stars struct {
+	recent   []byte // the last few bytes before "Performing docking" was seen
 	docking  bool
-	stars    int
+	n        int
 	progress func(float64)
 }
 
-const tailMax = 16 << 10
+var performing = []byte("Performing docking")
 
-func (w *starWriter) Write(b []byte) (int, error) {
-	n := len(b)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.tail = append(w.tail, b...)
-	if len(w.tail) > tailMax {
-		w.tail = append(w.tail[:0], w.tail[len(w.tail)-tailMax:]...)
-	}
-	if !w.docking && bytes.Contains(w.tail, []byte("Performing docking")) {
-		w.docking = true
-		b = w.tail[bytes.Index(w.tail, []byte("Performing docking")):]
-	}
-	if w.docking {
-		if k := bytes.Count(b, []byte("*")); k > 0 {
-			w.stars += k
-			if w.progress != nil {
-				w.progress(math.Min(float64(w.stars)/51, 0.99))
+func (w *stars) add(b []byte) {
+	if !w.docking {
+		// The phrase may straddle two chunks: look in what is kept of the
+		// last one followed by this one.
+		w.recent = append(w.recent, b...)
+		i := bytes.Index(w.recent, performing)
+		if i < 0 {
+			if k := len(w.recent) - len(performing); k > 0 {
+				w.recent = append(w.recent[:0], w.recent[k:]...)
 			}
+			return
+		}
+		w.docking = true
+		b = w.recent[i:]
+		w.recent = nil
+	}
+	if k := bytes.Count(b, []byte("*")); k > 0 {
+		w.n += k
+		if w.progress != nil {
+			w.progress(math.Min(float64(w.n)/51, 0.99))
 		}
 	}
-	return n, nil
 }
 
-func (w *starWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return string(w.tail)
-}
-
-// run starts vina in its own process group and waits; on timeout or
-// cancellation the whole group gets SIGKILL.
+// run runs vina (package subproc: its own process group, killed on
+// timeout or cancellation and when the server dies) and returns its
+// standard output.
 func (v *Vina) run(ctx context.Context, dir string, timeout time.Duration, args []string, progress func(float64)) (string, error) {
 	if v == nil || v.path == "" {
 		return "", fmt.Errorf("%w: Vina not initialised (use NewVina)", ErrEngine)
 	}
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	rctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	out := &starWriter{progress: progress}
-	var errBuf bytes.Buffer
-	cmd := exec.CommandContext(rctx, v.path, args...)
-	cmd.Dir = dir
-	cmd.Stdout = out
-	cmd.Stderr = &limitedBuffer{buf: &errBuf, max: tailMax}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// Negative pid: the whole process group vina leads.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	stdout := out.String()
-	if err == nil {
+	st := &stars{progress: progress}
+	out, err := subproc.Run(ctx, subproc.Cmd{Path: v.path, Args: args, Dir: dir, Timeout: timeout,
+		MaxStdout: MaxVinaOutput, MaxStderr: MaxVinaOutput, OnStdout: st.add})
+	stdout := string(out.Stdout)
+	switch {
+	case err == nil:
 		return stdout, nil
-	}
-	if ctx.Err() != nil {
+	case ctx.Err() != nil:
 		return stdout, ctx.Err()
-	}
-	if errors.Is(rctx.Err(), context.DeadlineExceeded) {
+	case errors.Is(err, subproc.ErrTimeout):
 		return stdout, fmt.Errorf("%w: vina ran longer than %v", ErrTimeout, timeout)
+	case errors.Is(err, subproc.ErrStart):
+		return stdout, fmt.Errorf("%w: %v", ErrEngine, err)
 	}
-	msg := strings.TrimSpace(errBuf.String())
+	msg := strings.TrimSpace(string(out.Stderr))
 	if msg == "" {
 		msg = lastLines(stdout, 4)
 	}
@@ -423,21 +420,4 @@ func lastLines(s string, n int) string {
 		ls = ls[len(ls)-n:]
 	}
 	return strings.Join(ls, " / ")
-}
-
-// limitedBuffer keeps the first max bytes written to it.
-type limitedBuffer struct {
-	buf *bytes.Buffer
-	max int
-}
-
-func (l *limitedBuffer) Write(b []byte) (int, error) {
-	if room := l.max - l.buf.Len(); room > 0 {
-		if len(b) > room {
-			l.buf.Write(b[:room])
-		} else {
-			l.buf.Write(b)
-		}
-	}
-	return len(b), nil
 }

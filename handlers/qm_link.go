@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/internal/subproc"
 	"github.com/molgraph/molgraph/jobs/batch"
 	"github.com/molgraph/molgraph/ontology"
 )
@@ -49,7 +49,8 @@ func (s *Server) linkMolecule(ctx context.Context, rec *ontology.CalculationReco
 }
 
 // perceiveSMILES runs `obabel -ixyz -osmi` on the geometry (an argument
-// list, no shell; 30 s at most).
+// list, no shell; 30 s at most; killed with the server, see package
+// subproc). Its output is one SMILES: 64 KiB of it are kept.
 func perceiveSMILES(ctx context.Context, atoms []ontology.CalculationAtom) (string, error) {
 	var xyz bytes.Buffer
 	fmt.Fprintf(&xyz, "%d\nmolgraph\n", len(atoms))
@@ -57,16 +58,15 @@ func perceiveSMILES(ctx context.Context, atoms []ontology.CalculationAtom) (stri
 		fmt.Fprintf(&xyz, "%s %s %s %s\n", a.Element,
 			strconv.FormatFloat(a.X, 'f', 6, 64), strconv.FormatFloat(a.Y, 'f', 6, 64), strconv.FormatFloat(a.Z, 'f', 6, 64))
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "obabel", "-ixyz", "-osmi")
-	cmd.Stdin = &xyz
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("open babel: %v: %s", err, strings.TrimSpace(errOut.String()))
+	out, err := subproc.Run(ctx, subproc.Cmd{Path: "obabel", Args: []string{"-ixyz", "-osmi"}, Stdin: &xyz,
+		Timeout: 30 * time.Second, MaxStdout: 64 << 10, MaxStderr: 16 << 10})
+	if err != nil {
+		return "", fmt.Errorf("open babel: %v: %s", err, strings.TrimSpace(string(out.Stderr)))
 	}
-	fields := strings.Fields(out.String())
+	if out.StdoutTruncated {
+		return "", fmt.Errorf("open babel: more than 64 KiB of output")
+	}
+	fields := strings.Fields(string(out.Stdout))
 	if len(fields) == 0 {
 		return "", fmt.Errorf("open babel perceived no structure")
 	}
