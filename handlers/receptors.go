@@ -188,7 +188,7 @@ func (s *Server) postReceptor(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	prep, err := docking.PrepareReceptor(ctx, up.data, docking.ReceptorOptions{
-		Format: format, KeepHetero: up.keepHetero, KeepMetals: up.keepMetals})
+		Format: format, KeepHetero: up.keepHetero, KeepMetals: up.keepMetals, TempDirs: s.cfg.TempDirs})
 	if err != nil {
 		return err
 	}

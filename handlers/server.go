@@ -17,6 +17,7 @@ import (
 
 	"github.com/molgraph/molgraph/auth"
 	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/internal/subproc"
 	"github.com/molgraph/molgraph/parsers/qm"
 	"github.com/molgraph/molgraph/shapes"
 )
@@ -61,6 +62,9 @@ type Config struct {
 	// Docking wires the docking-job routes (docking.go); a zero value makes
 	// them answer 503.
 	Docking DockingServices
+	// TempDirs is where subprocesses (obabel) get working directories
+	// (nil: under subproc.DefaultRoot).
+	TempDirs *subproc.TempDirs
 	// Query bounds SPARQL and GraphQL queries (zero fields take defaults).
 	Query QueryLimits
 	// Logger receives access logs and errors (default: discard).

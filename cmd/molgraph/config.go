@@ -52,6 +52,7 @@ func serveOptions() []option {
 		{"chem-workers", "MOLGRAPH_CHEM_WORKERS", "0", "RDKit worker threads (0: one per CPU)"},
 		{"job-workers", "MOLGRAPH_JOB_WORKERS", "1", "background jobs (batch uploads) run at once; each uses all chem workers"},
 		{"batch-max-records", "MOLGRAPH_BATCH_MAX_RECORDS", "100000", "most records in one batch upload; past it: 413 batch_too_large"},
+		{"tmp-dir", "MOLGRAPH_TMP_DIR", "", "working directories of vina and obabel runs (default <data-dir>/tmp); what dead processes left there is removed at start"},
 		{"log-level", "MOLGRAPH_LOG_LEVEL", "info", "debug, info, warn or error"},
 		{"log-format", "MOLGRAPH_LOG_FORMAT", "json", "json or text (logs go to stderr)"},
 	}
@@ -183,6 +184,7 @@ type serveConfig struct {
 	logLevel                       slog.Level
 	logFormat                      string
 	apiKey                         string // MOLGRAPH_API_KEY, env only
+	tmpDir                         string
 }
 
 func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, error) {
@@ -200,6 +202,9 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	}
 	if u, err := url.Parse(c.baseIRI); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, fmt.Errorf("%w: %s: %q is not an absolute http(s) URL", errUsage, s.src["base-iri"], c.baseIRI)
+	}
+	if c.tmpDir = s.str("tmp-dir"); c.tmpDir == "" {
+		c.tmpDir = filepath.Join(c.dataDir, "tmp")
 	}
 	if !strings.HasSuffix(c.baseIRI, "/") {
 		c.baseIRI += "/"

@@ -21,7 +21,7 @@ func TestServeConfigDefaults(t *testing.T) {
 		maxBody: 64 << 20, maxJSONBody: 1 << 20, readHeaderTimeout: 10 * time.Second, readTimeout: 5 * time.Minute,
 		writeTimeout: 10 * time.Minute, idleTimeout: 2 * time.Minute, shutdownTimeout: 30 * time.Second,
 		sparqlTimeout: 30 * time.Second, sparqlMaxRows: 100_000, graphqlMaxDepth: 10, graphqlMaxCost: 10_000,
-		jobWorkers: 1, batchMaxRecords: 100_000,
+		jobWorkers: 1, batchMaxRecords: 100_000, tmpDir: "data/tmp",
 		logLevel: slog.LevelInfo, logFormat: "json"}
 	want.sparqlMaxQuery = 1 << 20
 	if c != want {
@@ -34,7 +34,7 @@ func TestServeConfigPrecedence(t *testing.T) {
 		"MOLGRAPH_ADDR": "127.0.0.1:9000", "MOLGRAPH_DATA_DIR": "/srv/mg", "MOLGRAPH_MAX_BODY": "10MB",
 		"MOLGRAPH_MAX_JSON_BODY": "2KiB", "MOLGRAPH_STORE": "Memory", "MOLGRAPH_LOG_LEVEL": "debug",
 		"MOLGRAPH_API_KEY": "k", "MOLGRAPH_SYNC_WRITES": "yes", "MOLGRAPH_WRITE_TIMEOUT": "1h",
-		"MOLGRAPH_SPARQL_TIMEOUT": "2s", "MOLGRAPH_SPARQL_MAX_ROWS": "50",
+		"MOLGRAPH_SPARQL_TIMEOUT": "2s", "MOLGRAPH_SPARQL_MAX_ROWS": "50", "MOLGRAPH_TMP_DIR": "/scratch/mg",
 	})
 	c, err := loadServeConfig([]string{"--addr", ":7000", "--max-body=1048576"}, io.Discard, e)
 	if err != nil {
@@ -42,7 +42,7 @@ func TestServeConfigPrecedence(t *testing.T) {
 	}
 	if c.addr != ":7000" || c.dataDir != "/srv/mg" || c.maxBody != 1<<20 || c.maxJSONBody != 2048 ||
 		c.store != "memory" || c.logLevel != slog.LevelDebug || c.apiKey != "k" || !c.syncWrites || c.writeTimeout != time.Hour ||
-		c.sparqlTimeout != 2*time.Second || c.sparqlMaxRows != 50 {
+		c.sparqlTimeout != 2*time.Second || c.sparqlMaxRows != 50 || c.tmpDir != "/scratch/mg" {
 		t.Fatalf("got %+v", c)
 	}
 	// 10MB is decimal: 10,000,000 bytes.

@@ -20,6 +20,7 @@ import (
 	"github.com/molgraph/molgraph/docking"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/handlers"
+	"github.com/molgraph/molgraph/internal/subproc"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
 	jobsdocking "github.com/molgraph/molgraph/jobs/docking"
@@ -29,7 +30,7 @@ import (
 // runner (which resumes unfinished batch jobs) for "serve". The returned
 // function stops them (runner first: running jobs keep their state and
 // resume at the next start).
-func moleculeServices(cfg serveConfig, store *graph.Store, log *slog.Logger) (handlers.MoleculeServices, handlers.DockingServices, func(), error) {
+func moleculeServices(cfg serveConfig, store *graph.Store, tmp *subproc.TempDirs, log *slog.Logger) (handlers.MoleculeServices, handlers.DockingServices, func(), error) {
 	pool, err := chem.NewPool(cfg.chemWorkers)
 	if err != nil {
 		return handlers.MoleculeServices{}, handlers.DockingServices{}, nil, fmt.Errorf("chem pool: %w", err)
@@ -48,7 +49,7 @@ func moleculeServices(cfg serveConfig, store *graph.Store, log *slog.Logger) (ha
 	if vina, err := docking.NewVina(context.Background(), ""); err != nil {
 		log.Warn("docking disabled: AutoDock Vina not found", "error", err)
 	} else {
-		dockTask = jobsdocking.NewTask(reg, vina, jobsdocking.Options{})
+		dockTask = jobsdocking.NewTask(reg, vina.WithTempDirs(tmp), jobsdocking.Options{})
 		tasks = append(tasks, dockTask)
 	}
 	runner, err := jobs.NewRunner(store, cfg.baseIRI, tasks, jobs.Options{Workers: cfg.jobWorkers, Logger: log})

@@ -12,6 +12,7 @@ import (
 	"github.com/molgraph/molgraph/auth"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/handlers"
+	"github.com/molgraph/molgraph/internal/subproc"
 	"github.com/molgraph/molgraph/parsers/gaussian"
 	"github.com/molgraph/molgraph/parsers/orca"
 	"github.com/molgraph/molgraph/parsers/psi4"
@@ -50,7 +51,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		}
 	}()
 
-	mols, dock, closeMolecules, err := moleculeServices(cfg, store, log)
+	// Subprocess working directories: those of dead processes (kill -9)
+	// are removed now; each run removes its own.
+	tmp, swept, err := subproc.OpenTempDirs(cfg.tmpDir)
+	if err != nil {
+		return err
+	}
+	if swept > 0 {
+		log.Info("removed temporary directories left by dead processes", "dir", tmp.Root(), "removed", swept)
+	}
+	mols, dock, closeMolecules, err := moleculeServices(cfg, store, tmp, log)
 	if err != nil {
 		return err
 	}
@@ -70,6 +80,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		Gate:         gate,
 		Molecules:    mols,
 		Docking:      dock,
+		TempDirs:     tmp,
 		Query: handlers.QueryLimits{SPARQLTimeout: cfg.sparqlTimeout, SPARQLMaxRows: cfg.sparqlMaxRows,
 			SPARQLMaxQuery:  int(cfg.sparqlMaxQuery),
 			GraphQLMaxDepth: cfg.graphqlMaxDepth, GraphQLMaxCost: cfg.graphqlMaxCost},
