@@ -116,20 +116,11 @@ func TestVinaDiesWithServer(t *testing.T) {
 // --version) whose parent is ppid.
 func findDocking(t *testing.T, ppid int, exited <-chan error, out fmt.Stringer) sharedtest.Proc {
 	t.Helper()
-	const name = "vina"
-	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		ps := sharedtest.Procs(func(p sharedtest.Proc) bool {
-			return p.PPid == ppid && filepath.Base(p.Args[0]) == name && slices.Contains(p.Args, "--receptor")
-		})
-		if len(ps) > 0 {
-			return ps[0]
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("server exited (%v) before starting %s:\n%s", err, name, out)
-		default:
-		}
+	p, ok := sharedtest.WaitProc(func(p sharedtest.Proc) bool {
+		return p.PPid == ppid && filepath.Base(p.Args[0]) == "vina" && slices.Contains(p.Args, "--receptor")
+	}, time.Minute, exited)
+	if !ok {
+		t.Fatalf("the server started no vina run (or exited):\n%s", out)
 	}
-	t.Fatalf("no %s started by the server in a minute", name)
-	return sharedtest.Proc{}
+	return p
 }

@@ -77,3 +77,20 @@ func readProc(pid int) (Proc, bool) {
 	args := strings.Split(strings.TrimRight(string(cmd), "\x00"), "\x00")
 	return Proc{Pid: pid, PPid: ppid, Args: args}, true
 }
+
+// WaitProc polls /proc until a live process for which match returns true
+// appears, at most d, or until stop is closed or receives; it reports
+// whether one was found.
+func WaitProc(match func(Proc) bool, d time.Duration, stop <-chan error) (Proc, bool) {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if ps := Procs(match); len(ps) > 0 {
+			return ps[0], true
+		}
+		select {
+		case <-stop:
+			return Proc{}, false
+		default:
+		}
+	}
+	return Proc{}, false
+}

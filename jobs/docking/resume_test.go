@@ -33,6 +33,9 @@ type gate struct {
 	mu      sync.Mutex
 	commits int
 	reached chan struct{} // closed when allow commits are durable
+	// onCommit, when set, is called with the count after each durable
+	// commit (under the gate's lock).
+	onCommit func(n int)
 }
 
 func newGate(t *Task, allow int) *gate {
@@ -56,6 +59,9 @@ func (g *gate) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 		g.commits++
 		if g.commits == g.allow {
 			close(g.reached)
+		}
+		if g.onCommit != nil {
+			g.onCommit(g.commits)
 		}
 		return nil
 	})
@@ -99,6 +105,35 @@ func startService(t *testing.T, dir string, vina *dk.Vina, allow int) *service {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// submitSmall stores the receptor, registers four small, nearly rigid
+// ligands and submits a job docking them at exhaustiveness 1 in a 14 Å
+// box (about a second per ligand). It returns the job and the ligand ids
+// (sorted: the job's order).
+func (s *service) submitSmall(t *testing.T) (jobs.Job, []string) {
+	t.Helper()
+	ctx := context.Background()
+	storeReceptor(t, s.store)
+	var ids []string
+	for _, smi := range []string{"Oc1ccccc1", "OC(=O)c1ccccc1", "c1ccc2ccccc2c1", "Nc1ccncc1"} {
+		m, _, err := s.reg.Register(ctx, batch.Input{Format: chem.FormatSMILES, Content: smi, Generate3D: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	slices.Sort(ids)
+	box := &dk.Box{Center: [3]float64{15.190, 53.903, 16.917}, Size: [3]float64{14, 14, 14}}
+	j, err := s.task.NewJob(ctx, jobs.NewID(JobIDPrefix, time.Now()), Request{Receptor: "rec-1iep", Ligands: ids,
+		Pocket: "box", Box: box, Params: dk.Params{Exhaustiveness: 1, NumModes: 3, Seed: 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, err = s.runner.Submit(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	return j, ids
 }
 
 // stop is a shutdown: the runner first (the running job keeps its state),
@@ -147,25 +182,7 @@ func TestResumeAfterRestart(t *testing.T) {
 
 	// Process 1: register, submit, stop after one committed ligand.
 	s1 := startService(t, dir, vina, 1)
-	storeReceptor(t, s1.store)
-	var ids []string
-	for _, smi := range []string{"Oc1ccccc1", "OC(=O)c1ccccc1", "c1ccc2ccccc2c1", "Nc1ccncc1"} {
-		m, _, err := s1.reg.Register(ctx, batch.Input{Format: chem.FormatSMILES, Content: smi, Generate3D: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, m.ID)
-	}
-	slices.Sort(ids)
-	box := &dk.Box{Center: [3]float64{15.190, 53.903, 16.917}, Size: [3]float64{14, 14, 14}}
-	j, err := s1.task.NewJob(ctx, jobs.NewID(JobIDPrefix, time.Now()), Request{Receptor: "rec-1iep", Ligands: ids,
-		Pocket: "box", Box: box, Params: dk.Params{Exhaustiveness: 1, NumModes: 3, Seed: 7}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if j, err = s1.runner.Submit(ctx, j); err != nil {
-		t.Fatal(err)
-	}
+	j, ids := s1.submitSmall(t)
 	select {
 	case <-s1.gate.reached:
 	case <-time.After(5 * time.Minute):
@@ -191,9 +208,24 @@ func TestResumeAfterRestart(t *testing.T) {
 	firstPoses := first[0].Poses
 
 	// Process 2 finishes the job.
+	all := s2.checkFinished(t, j, ids)
+	if n := s2.gate.count(); n != 3 {
+		t.Errorf("process 2 committed %d ligands, want the 3 without a result", n)
+	}
+	if !slices.Equal(all[0].Poses, firstPoses) {
+		t.Errorf("ligand %s was redone: %+v, then %+v", ids[0], firstPoses, all[0].Poses)
+	}
+}
+
+// checkFinished waits (at most 5 minutes) for job j to end and checks that
+// it succeeded with exactly one outcome, a docked one, per ligand of ids
+// and no pose node stored twice. It returns the results.
+func (s *service) checkFinished(t *testing.T, j jobs.Job, ids []string) []LigandResult {
+	t.Helper()
+	ctx := context.Background()
 	var rec ontology.DockingJobRecord
 	for end := time.Now().Add(5 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		rec = mustRecord(t, s2.task, j.ID)
+		rec = mustRecord(t, s.task, j.ID)
 		if jobs.Status(rec.Status).Finished() {
 			break
 		}
@@ -201,13 +233,11 @@ func TestResumeAfterRestart(t *testing.T) {
 			t.Fatalf("job not finished: %+v", rec)
 		}
 	}
-	if rec.Status != "succeeded" || rec.Progress.Finished != 4 || rec.Progress.Failed != 0 || rec.Progress.Total != 4 {
-		t.Fatalf("job after resume: status %s, progress %+v", rec.Status, rec.Progress)
+	n := len(ids)
+	if rec.Status != "succeeded" || rec.Progress.Finished != n || rec.Progress.Failed != 0 || rec.Progress.Total != n {
+		t.Fatalf("job after resume: status %s, progress %+v, want %d ligands docked", rec.Status, rec.Progress, n)
 	}
-	if n := s2.gate.count(); n != 3 {
-		t.Errorf("process 2 committed %d ligands, want the 3 without a result", n)
-	}
-	all, err := s2.task.Results(ctx, rec)
+	all, err := s.task.Results(ctx, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,14 +255,11 @@ func TestResumeAfterRestart(t *testing.T) {
 		}
 	}
 	if !slices.Equal(got, ids) {
-		t.Errorf("results for %v, want %v", got, ids)
-	}
-	if !slices.Equal(all[0].Poses, firstPoses) {
-		t.Errorf("ligand %s was redone: %+v, then %+v", ids[0], firstPoses, all[0].Poses)
+		t.Fatalf("results for %v, want %v", got, ids)
 	}
 	// No duplicate pose nodes anywhere in the store.
 	seen := map[quad.Value]int{}
-	err = s2.store.Match(ctx, graph.Pattern{Predicate: ontology.RDFType, Object: ontology.DockingPoseClass}, func(q quad.Quad) error {
+	err = s.store.Match(ctx, graph.Pattern{Predicate: ontology.RDFType, Object: ontology.DockingPoseClass}, func(q quad.Quad) error {
 		if strings.HasPrefix(string(q.Subject.(quad.IRI)), string(j.IRI)) {
 			seen[q.Subject]++
 		}
@@ -241,20 +268,21 @@ func TestResumeAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	nodes := 0
 	for s, c := range seen {
 		if c != 1 {
 			t.Errorf("pose %v stored %d times", s, c)
 		}
-		n++
+		nodes++
 	}
 	want := 0
 	for _, r := range all {
 		want += len(r.Poses)
 	}
-	if n != want {
-		t.Errorf("%d pose nodes in the store, %d in the results", n, want)
+	if nodes != want {
+		t.Errorf("%d pose nodes in the store, %d in the results", nodes, want)
 	}
+	return all
 }
 
 func mustRecord(t *testing.T, task *Task, id string) ontology.DockingJobRecord {
