@@ -76,3 +76,16 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseJSONLD(f *testing.F) {
+	for _, s := range []string{
+		`{"@id": "http://a/s", "http://a/p": [{"@value": "1", "@type": "http://www.w3.org/2001/XMLSchema#integer"}, {"@id": "_:b"}]}`,
+		`{"@context": {"p": "http://a/p"}, "@graph": [{"@id": "http://a/s", "p": {"@value": "x", "@language": "en"}}]}`,
+		`[{"@id": "http://a/s", "http://a/p": {"@list": [1, 2, {"@list": []}]}}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = ParseJSONLD(bytes.NewReader(data), "http://example.org/base/doc")
+	})
+}

@@ -296,6 +296,9 @@ func ParseJSONLD(r io.Reader, base string) ([]quad.Quad, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rdfio: parse jsonld: read: %w", err)
 	}
+	if err := jsonDepth(data, maxNesting); err != nil {
+		return nil, fmt.Errorf("rdfio: parse jsonld: %w", err)
+	}
 	var doc any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -356,4 +359,37 @@ func fromLDNode(n ld.Node) (quad.Value, error) {
 		return literal(t.Value, "", t.Datatype), nil
 	}
 	return nil, errors.New("unknown json-ld node type")
+}
+
+// jsonDepth refuses JSON whose arrays and objects nest deeper than max, in
+// one pass without recursion, before encoding/json and json-gold (which
+// both recurse per level) see it. Brackets in strings are skipped; other
+// syntax errors are left to the decoder. (handlers has the same scan for
+// request bodies; the packages share no code by design.)
+func jsonDepth(data []byte, max int) error {
+	depth := 0
+	inString, escaped := false, false
+	for i, c := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			if depth > max {
+				return fmt.Errorf("%w: JSON nested deeper than %d levels (at byte %d)", ErrSyntax, max, i)
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return nil
 }

@@ -24,6 +24,13 @@ type ParseOptions struct {
 	// Graph is the label given to triples (Turtle, N-Triples, and the
 	// default-graph statements of N-Quads). Nil: the default graph.
 	Graph quad.Value
+	// MaxTermBytes bounds one term: an IRI, a literal's lexical form, a
+	// prefixed name, a blank node label, a language tag or a number
+	// (default DefaultMaxTermBytes). A longer one is a *SyntaxError. With
+	// it, a parser's memory is bounded by a few terms (it streams), and an
+	// N-Triples or N-Quads line by four terms plus a comment (which is
+	// skipped, not kept).
+	MaxTermBytes int
 }
 
 // blanks mints the blank nodes of one document.
@@ -62,11 +69,11 @@ func Parse(r io.Reader, f Format, opts ParseOptions, fn func(quad.Quad) error) e
 	}
 	switch f {
 	case NTriples:
-		return parseLines(newScanner(r, "ntriples"), false, bn, opts.Graph, fn)
+		return parseLines(newScanner(r, "ntriples", opts.MaxTermBytes), false, bn, opts.Graph, fn)
 	case NQuads:
-		return parseLines(newScanner(r, "nquads"), true, bn, opts.Graph, fn)
+		return parseLines(newScanner(r, "nquads", opts.MaxTermBytes), true, bn, opts.Graph, fn)
 	case Turtle:
-		p := &turtleParser{s: newScanner(r, "turtle"), bn: bn, emit: fn, graph: opts.Graph,
+		p := &turtleParser{s: newScanner(r, "turtle", opts.MaxTermBytes), bn: bn, emit: fn, graph: opts.Graph,
 			prefixes: map[string]string{}}
 		if opts.Base != "" {
 			p.base = opts.Base

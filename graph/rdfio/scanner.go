@@ -20,12 +20,27 @@ type scanner struct {
 	line   int
 	col    int
 	format string
+	// maxTerm bounds one term (IRI, literal's lexical form, prefixed name,
+	// blank node label, language tag, number) in bytes, so that neither
+	// the window nor a term's builder grows without bound.
+	maxTerm int
 }
 
 const scanChunk = 64 << 10
 
-func newScanner(r io.Reader, format string) *scanner {
-	return &scanner{r: r, buf: make([]byte, 0, scanChunk), line: 1, col: 1, format: format}
+// DefaultMaxTermBytes is the default of ParseOptions.MaxTermBytes.
+const DefaultMaxTermBytes = 4 << 20
+
+func newScanner(r io.Reader, format string, maxTerm int) *scanner {
+	if maxTerm <= 0 {
+		maxTerm = DefaultMaxTermBytes
+	}
+	return &scanner{r: r, buf: make([]byte, 0, scanChunk), line: 1, col: 1, format: format, maxTerm: maxTerm}
+}
+
+// errTooLong reports a term, starting at line:col, longer than maxTerm.
+func (s *scanner) errTooLong(line, col int, what string) error {
+	return s.errAt(line, col, "%s longer than %d bytes (the limit)", what, s.maxTerm)
 }
 
 // fill makes sure n bytes are available after pos when the input has them;
@@ -233,12 +248,16 @@ func (s *scanner) readStringEscape(sb *strings.Builder) error {
 
 // readIRIREF reads '<' ... '>' and returns the unescaped IRI text.
 func (s *scanner) readIRIREF() (string, error) {
+	line, col := s.line, s.col
 	if err := s.expect("<", "'<'"); err != nil {
 		return "", err
 	}
 	// Fast path: plain ASCII up to '>' inside the current window.
 	s.fill(256)
 	for i, c := range s.buf[s.pos:] {
+		if i > s.maxTerm {
+			break // the slow path reports it
+		}
 		if c == '>' {
 			iri := string(s.buf[s.pos : s.pos+i])
 			s.advance(i + 1)
@@ -250,6 +269,9 @@ func (s *scanner) readIRIREF() (string, error) {
 	}
 	var sb strings.Builder
 	for {
+		if sb.Len() > s.maxTerm {
+			return "", s.errTooLong(line, col, "IRI")
+		}
 		c := s.peek(0)
 		switch {
 		case c < 0:
@@ -304,6 +326,9 @@ func (s *scanner) readShortString(q byte) (string, error) {
 	// Fast path: plain ASCII up to the closing quote inside the window.
 	s.fill(256)
 	for i, c := range s.buf[s.pos:] {
+		if i > s.maxTerm {
+			break // the slow path reports it
+		}
 		if c == q {
 			lex := string(s.buf[s.pos : s.pos+i])
 			s.advance(i + 1)
@@ -315,6 +340,9 @@ func (s *scanner) readShortString(q byte) (string, error) {
 	}
 	var sb strings.Builder
 	for {
+		if sb.Len() > s.maxTerm {
+			return "", s.errTooLong(line, col, "string")
+		}
 		c := s.peek(0)
 		switch {
 		case c < 0:
@@ -342,6 +370,9 @@ func (s *scanner) readLongString(q byte) (string, error) {
 	s.advance(3)
 	var sb strings.Builder
 	for {
+		if sb.Len() > s.maxTerm {
+			return "", s.errTooLong(line, col, "string")
+		}
 		c := s.peek(0)
 		switch {
 		case c < 0:
@@ -387,10 +418,14 @@ func (s *scanner) copyChar(sb *strings.Builder, c int) error {
 // readLangTag reads '@' [a-zA-Z]+ ('-' [a-zA-Z0-9]+)* and returns the tag
 // without '@'.
 func (s *scanner) readLangTag() (string, error) {
+	line, col := s.line, s.col
 	s.advance(1)
 	i := 0
 	for isAlpha(s.peek(i)) {
 		i++
+		if i > s.maxTerm {
+			return "", s.errTooLong(line, col, "language tag")
+		}
 	}
 	if i == 0 {
 		return "", s.errorf("invalid language tag")
@@ -399,6 +434,9 @@ func (s *scanner) readLangTag() (string, error) {
 		j := i + 1
 		for isAlnum(s.peek(j)) {
 			j++
+			if j > s.maxTerm {
+				return "", s.errTooLong(line, col, "language tag")
+			}
 		}
 		if j == i+1 {
 			return "", s.errorf("invalid language tag: empty subtag")
@@ -443,9 +481,12 @@ func isPNChars(r rune) bool {
 
 // pnCharsEnd returns the offset, from the read position, where a run of
 // PN_CHARS starting at offset i ends; dots may occur inside the run but not
-// at its end.
+// at its end. It stops past maxTerm (callers check).
 func (s *scanner) pnCharsEnd(i int) int {
 	for {
+		if i > s.maxTerm {
+			return i
+		}
 		r, n := s.peekRune(i)
 		if n == 0 {
 			return i
@@ -456,7 +497,7 @@ func (s *scanner) pnCharsEnd(i int) int {
 		}
 		if r == '.' {
 			j := i
-			for s.peek(j) == '.' {
+			for s.peek(j) == '.' && j <= s.maxTerm {
 				j++
 			}
 			if r2, n2 := s.peekRune(j); n2 > 0 && isPNChars(r2) {
@@ -478,6 +519,9 @@ func (s *scanner) readBlankLabel() (string, error) {
 		return "", s.errorf("invalid blank node label: found %s", s.describe())
 	}
 	i := s.pnCharsEnd(n)
+	if i > s.maxTerm {
+		return "", s.errorf("blank node label longer than %d bytes (the limit)", s.maxTerm)
+	}
 	label := string(s.buf[s.pos : s.pos+i])
 	s.advance(i)
 	return label, nil

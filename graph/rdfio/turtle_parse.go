@@ -170,6 +170,9 @@ func (p *turtleParser) pnPrefix() (string, error) {
 		return "", nil
 	}
 	i := s.pnCharsEnd(n)
+	if i > s.maxTerm {
+		return "", s.errorf("prefix longer than %d bytes (the limit)", s.maxTerm)
+	}
 	name := string(s.buf[s.pos : s.pos+i])
 	s.advance(i)
 	return name, nil
@@ -182,9 +185,13 @@ const pnLocalEsc = "_~.-!$&'()*+,;=/?#@%"
 // keeping percent escapes as written.
 func (p *turtleParser) pnLocal() (string, error) {
 	s := p.s
+	line, col := s.line, s.col
 	var sb strings.Builder
 	first := true
 	for {
+		if sb.Len() > s.maxTerm {
+			return "", s.errTooLong(line, col, "local name")
+		}
 		c := s.peek(0)
 		switch {
 		case c == '%':
@@ -205,7 +212,7 @@ func (p *turtleParser) pnLocal() (string, error) {
 			s.advance(1)
 		case c == '.' && !first:
 			j := 0
-			for s.peek(j) == '.' {
+			for s.peek(j) == '.' && j <= s.maxTerm {
 				j++
 			}
 			r2, n2 := s.peekRune(j)
@@ -539,14 +546,19 @@ func (p *turtleParser) rdfLiteral(q byte) (quad.Value, error) {
 // number reads INTEGER, DECIMAL or DOUBLE, keeping the lexical form.
 func (p *turtleParser) number() (quad.Value, error) {
 	s := p.s
+	// digits returns the end of a run of digits at j, stopping past maxTerm.
+	digits := func(j int) int {
+		for isDigit(s.peek(j)) && j <= s.maxTerm {
+			j++
+		}
+		return j
+	}
 	i := 0
 	if c := s.peek(0); c == '+' || c == '-' {
 		i++
 	}
 	intStart := i
-	for isDigit(s.peek(i)) {
-		i++
-	}
+	i = digits(i)
 	intDigits := i - intStart
 	fracDigits := 0
 	dot := false
@@ -562,20 +574,16 @@ func (p *turtleParser) number() (quad.Value, error) {
 		if !isDigit(s.peek(k)) {
 			return 0
 		}
-		for isDigit(s.peek(k)) {
-			k++
-		}
-		return k - j
+		return digits(k) - j
 	}
 	if s.peek(i) == '.' {
 		switch {
 		case isDigit(s.peek(i + 1)):
 			dot = true
 			i++
-			for isDigit(s.peek(i)) {
-				i++
-				fracDigits++
-			}
+			end := digits(i)
+			fracDigits = end - i
+			i = end
 		case intDigits > 0 && exponentAt(i+1) > 0:
 			dot = true
 			i++
@@ -591,6 +599,9 @@ func (p *turtleParser) number() (quad.Value, error) {
 	if e := exponentAt(i); e > 0 {
 		i += e
 		dt = xsdDouble
+	}
+	if i > s.maxTerm {
+		return nil, s.errorf("number longer than %d bytes (the limit)", s.maxTerm)
 	}
 	lex := string(s.buf[s.pos : s.pos+i])
 	s.advance(i)
