@@ -30,5 +30,10 @@
 //
 // External programs: vina (Debian autodock-vina 1.2.3) and obabel (Debian
 // openbabel 3.1.1). Their behaviour here is recorded in
-// ../shared/docking-corpus/README.md.
+// ../shared/docking-corpus/README.md. Both run through package subproc:
+// argument lists only, their own process group (killed on timeout or
+// cancellation), a parent-death signal (no vina outlives a server killed
+// with SIGKILL), bounded captured output, and working directories under
+// one root (Vina.WithTempDirs, ReceptorOptions.TempDirs) that the server
+// sweeps of dead processes' leftovers at start.
 package docking
