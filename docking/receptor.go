@@ -446,7 +446,11 @@ func obabelReceptor(ctx context.Context, pdb []byte, opt ReceptorOptions) ([]byt
 	case errors.Is(err, subproc.ErrStart):
 		return nil, fmt.Errorf("docking: obabel: %w: %v", ErrEngine, err)
 	default:
-		return nil, fmt.Errorf("docking: obabel: %w: %v: %s", ErrInvalidReceptor, err, msg)
+		var status any = err
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+			status = ee.ProcessState
+		}
+		return nil, fmt.Errorf("docking: obabel: %w: %v: %s", ErrInvalidReceptor, status, msg)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil || len(b) == 0 {

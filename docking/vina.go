@@ -411,7 +411,11 @@ func (v *Vina) run(ctx context.Context, dir string, timeout time.Duration, args 
 	if msg == "" {
 		msg = lastLines(stdout, 4)
 	}
-	return stdout, fmt.Errorf("%w: %v: %s", ErrVinaFailed, err, msg)
+	var status any = err
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		status = ee.ProcessState // "exit status 1", "signal: segmentation fault"
+	}
+	return stdout, fmt.Errorf("%w: %v: %s", ErrVinaFailed, status, msg)
 }
 
 func lastLines(s string, n int) string {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/molgraph/molgraph/internal/subproc"
 )
 
 // The documented 1iep search box (vina-examples/1iep/1iep_receptor.box.txt).
@@ -224,9 +226,21 @@ func vinaChildren(t *testing.T) []int {
 
 // TestDockCancelAndTimeout: cancelling the context and the per-ligand
 // timeout both kill the vina process group promptly (checked in the
-// process table) and report context.Canceled / ErrTimeout.
+// process table) and report context.Canceled / ErrTimeout; each run's
+// working directories are gone when it returns.
 func TestDockCancelAndTimeout(t *testing.T) {
-	v := newVina(t)
+	root := t.TempDir()
+	tmp, _, err := subproc.OpenTempDirs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newVina(t).WithTempDirs(tmp)
+	noTempDirs := func(after string) {
+		t.Helper()
+		if left, _ := os.ReadDir(root); len(left) != 0 {
+			t.Errorf("temp dirs left after %s: %v", after, left)
+		}
+	}
 	rec := filepath.Join(corpus(t), "vina-examples/1iep/1iep_receptor.pdbqt")
 	lig := Ligand{Name: "imatinib", PDBQT: readCorpus(t, "vina-examples/1iep/1iep_ligand.pdbqt")}
 	slow := Params{Exhaustiveness: 64, Seed: 1}
@@ -260,15 +274,17 @@ func TestDockCancelAndTimeout(t *testing.T) {
 	if left := vinaChildren(t); len(left) > 0 {
 		t.Errorf("vina processes left after cancel: %v", left)
 	}
+	noTempDirs("cancel")
 
 	slow.Timeout = 1500 * time.Millisecond
-	_, err := v.Dock(context.Background(), rec, lig, box1iep, slow, nil)
+	_, err = v.Dock(context.Background(), rec, lig, box1iep, slow, nil)
 	if !errors.Is(err, ErrTimeout) {
 		t.Errorf("timeout: %v", err)
 	}
 	if left := vinaChildren(t); len(left) > 0 {
 		t.Errorf("vina processes left after timeout: %v", left)
 	}
+	noTempDirs("timeout")
 
 	// A cancelled batch reports every ligand as cancelled, none as failed.
 	b := &Batch{Vina: v, Receptor: readCorpus(t, "vina-examples/1iep/1iep_receptor.pdbqt"), Box: box1iep, Params: slow}
@@ -293,6 +309,7 @@ func TestDockCancelAndTimeout(t *testing.T) {
 	if failed != 0 || len(vinaChildren(t)) != 0 {
 		t.Errorf("%d failed events, %d vina left", failed, len(vinaChildren(t)))
 	}
+	noTempDirs("a cancelled batch")
 }
 
 // TestDockErrors: parameters and boxes out of bounds are refused before

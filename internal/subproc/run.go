@@ -17,7 +17,8 @@ var (
 	// ErrTimeout: the program ran longer than Cmd.Timeout and was killed.
 	ErrTimeout = errors.New("time limit exceeded")
 	// ErrFailed: the program exited with a non-zero status or was killed
-	// by a signal that was not ours.
+	// by a signal that was not ours (the error also wraps the
+	// *exec.ExitError).
 	ErrFailed = errors.New("program failed")
 	// ErrStart: the program could not be started (not found, not
 	// executable).
@@ -127,7 +128,9 @@ func Run(ctx context.Context, c Cmd) (Output, error) {
 	case errors.Is(rctx.Err(), context.DeadlineExceeded):
 		return out, fmt.Errorf("%s: %w: ran longer than %v", c.Path, ErrTimeout, c.Timeout)
 	}
-	return out, fmt.Errorf("%s: %w: %v", c.Path, ErrFailed, err)
+	// Both wrapped: errors.As finds the *exec.ExitError (exit status or
+	// signal).
+	return out, fmt.Errorf("%s: %w: %w", c.Path, ErrFailed, err)
 }
 
 func orDefault(n, def int) int {

@@ -56,8 +56,10 @@ func TestRunErrors(t *testing.T) {
 	if _, err := Run(ctx, Cmd{Path: filepath.Join(t.TempDir(), "none")}); !errors.Is(err, ErrStart) {
 		t.Errorf("missing program: %v, want ErrStart", err)
 	}
-	if _, err := Run(ctx, Cmd{Path: "false"}); !errors.Is(err, ErrFailed) {
-		t.Errorf("false: %v, want ErrFailed", err)
+	_, err := Run(ctx, Cmd{Path: "false"})
+	var ee *exec.ExitError
+	if !errors.Is(err, ErrFailed) || !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("false: %v, want ErrFailed with exit status 1", err)
 	}
 	out, err := Run(ctx, Cmd{Path: "cat", Stdin: strings.NewReader("in and out")})
 	if err != nil || string(out.Stdout) != "in and out" {
