@@ -2,10 +2,12 @@ package pdbqt
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestVinaOutputModels checks every mode of Vina --out files against the
@@ -190,5 +192,48 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := ParseMolecule(strings.NewReader("MODEL 1\n" + atom("    1") + "ENDMDL\nMODEL 2\n" + atom("    1") + "ENDMDL\n")); !errors.Is(err, ErrSyntax) {
 		t.Errorf("ParseMolecule of two models: %v", err)
+	}
+}
+
+// Hostile inputs end in ErrTooLarge quickly: deep BRANCH nesting (the
+// tree's walks recurse per level), remarks past their byte budget.
+func TestParseBounds(t *testing.T) {
+	atom := func(serial int) string {
+		return fmt.Sprintf("ATOM  %5d  C   UNL     1       1.000   2.000   3.000  1.00  0.00     0.000 C \n", serial)
+	}
+	var deep strings.Builder
+	deep.WriteString("ROOT\n" + atom(1) + "ENDROOT\n")
+	for i := 1; i <= MaxBranchDepth+1; i++ {
+		fmt.Fprintf(&deep, "BRANCH %d %d\n%s", i, i+1, atom(i+1))
+	}
+	// At the limit: MaxBranchDepth nested branches, closed, parse.
+	var ok strings.Builder
+	ok.WriteString("ROOT\n" + atom(1) + "ENDROOT\n")
+	for i := 1; i <= MaxBranchDepth; i++ {
+		fmt.Fprintf(&ok, "BRANCH %d %d\n%s", i, i+1, atom(i+1))
+	}
+	for i := MaxBranchDepth; i >= 1; i-- {
+		fmt.Fprintf(&ok, "ENDBRANCH %d %d\n", i, i+1)
+	}
+	ok.WriteString("TORSDOF 256\n")
+	ms, err := Parse(strings.NewReader(ok.String()))
+	if err != nil || len(ms[0].Molecules[0].Branches()) != MaxBranchDepth {
+		t.Fatalf("%d nested branches: %v", MaxBranchDepth, err)
+	}
+	remarks := strings.Repeat("REMARK "+strings.Repeat("x", 4000)+"\n", MaxRemarkBytes/4000+1) + atom(1)
+	for _, tc := range []struct{ name, in, msg string }{
+		{"deep branches", deep.String(), "BRANCH nested deeper than 256"},
+		{"remarks", remarks, "bytes of REMARK text"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := Parse(strings.NewReader(tc.in))
+			if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("err = %v, want ErrTooLarge naming %q", err, tc.msg)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("took %v", took)
+			}
+		})
 	}
 }

@@ -27,16 +27,17 @@ func isVinaRemark(text string) bool {
 
 // parser holds the state of one Parse call.
 type parser struct {
-	models []*Model
-	model  *Model // current model (open MODEL or implicit)
-	open   bool   // inside MODEL ... ENDMDL
-	mol    *Molecule
-	done   bool    // mol is complete (TORSDOF / END_RES seen): the next record starts a new one
-	stack  []*Body // open ROOT / BRANCH bodies
-	brs    []*Branch
-	serial map[int]bool // serials of the current molecule
-	natoms int
-	line   int
+	models      []*Model
+	model       *Model // current model (open MODEL or implicit)
+	open        bool   // inside MODEL ... ENDMDL
+	mol         *Molecule
+	done        bool    // mol is complete (TORSDOF / END_RES seen): the next record starts a new one
+	stack       []*Body // open ROOT / BRANCH bodies
+	brs         []*Branch
+	serial      map[int]bool // serials of the current molecule
+	natoms      int
+	remarkBytes int // bytes of REMARK text kept
+	line        int
 }
 
 func (p *parser) fail(err error, format string, args ...any) error {
@@ -338,6 +339,10 @@ func parseFloat(s string) (float64, error) {
 
 func (p *parser) remark(line string) error {
 	text := strings.TrimPrefix(line[6:], " ")
+	p.remarkBytes += len(text)
+	if p.remarkBytes > MaxRemarkBytes {
+		return p.fail(ErrTooLarge, "more than %d bytes of REMARK text", MaxRemarkBytes)
+	}
 	if isVinaRemark(text) {
 		md := p.curModel()
 		md.Remarks = append(md.Remarks, text)
@@ -523,6 +528,9 @@ func (p *parser) branch(line string) error {
 		if p.brs[n-1] == nil {
 			return p.fail(ErrTree, "BRANCH inside ROOT")
 		}
+	}
+	if len(p.stack) >= MaxBranchDepth { // the open branches (ROOT is closed by now)
+		return p.fail(ErrTooLarge, "BRANCH nested deeper than %d", MaxBranchDepth)
 	}
 	br := &Branch{From: a, To: b}
 	parent.Items = append(parent.Items, Item{Atom: -1, Branch: br})

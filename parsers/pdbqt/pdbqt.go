@@ -15,7 +15,8 @@ var (
 	ErrTree = errors.New("invalid pdbqt torsion tree")
 	// ErrNoAtoms: the input holds no ATOM/HETATM record (or a model has none).
 	ErrNoAtoms = errors.New("pdbqt has no atoms")
-	// ErrTooLarge: the input exceeds the parser's bounds (atoms, line length).
+	// ErrTooLarge: the input exceeds the parser's bounds (atoms, line
+	// length, remark bytes, branch depth).
 	ErrTooLarge = errors.New("pdbqt input too large")
 	// ErrMapping: the REMARK SMILES IDX / H PARENT lines are malformed or
 	// name atoms that are not in the molecule.
@@ -35,11 +36,17 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// Limits of the parser: a PDBQT line is at most MaxLineLength bytes and a
-// file holds at most MaxAtoms atom records (all models together).
+// Limits of the parser: a PDBQT line is at most MaxLineLength bytes, a
+// file holds at most MaxAtoms atom records (all models together) and
+// MaxRemarkBytes of REMARK text, and BRANCH records nest at most
+// MaxBranchDepth deep (Vina counts one torsion per branch; drug-like ligands
+// have fewer than 40 and the walks over the tree recurse once per level).
+// Exceeding any is ErrTooLarge.
 const (
-	MaxLineLength = 4096
-	MaxAtoms      = 2_000_000
+	MaxLineLength  = 4096
+	MaxAtoms       = 2_000_000
+	MaxRemarkBytes = 16 << 20
+	MaxBranchDepth = 256
 )
 
 // Atom is one ATOM or HETATM record.

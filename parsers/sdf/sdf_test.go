@@ -180,3 +180,25 @@ func TestMolfileXYZ(t *testing.T) {
 		}
 	}
 }
+
+// Hostile inputs at the default bound: an over-long SMILES line and an SD
+// record of many short lines end in ErrRecordTooLarge; a flood of empty
+// records yields none, without holding them.
+func TestReaderBoundsDefault(t *testing.T) {
+	long := strings.Repeat("C", DefaultMaxRecordBytes+1)
+	if _, err := readAll(t, NewSMILESReader(strings.NewReader("CCO\n"+long+"\n"), 0)); !errors.Is(err, ErrRecordTooLarge) {
+		t.Errorf("over-long SMILES line: %v", err)
+	}
+	// The bound counts the line's "\n".
+	if recs, err := readAll(t, NewSMILESReader(strings.NewReader(long[2:]+"\n"), 0)); err != nil || len(recs) != 1 {
+		t.Errorf("SMILES line of DefaultMaxRecordBytes with its newline: %v", err)
+	}
+	lines := strings.Repeat("x\n", DefaultMaxRecordBytes/2+1) + "$$$$\n"
+	if _, err := readAll(t, NewSDReader(strings.NewReader(lines), 0)); !errors.Is(err, ErrRecordTooLarge) {
+		t.Errorf("record of many lines: %v", err)
+	}
+	empty := strings.Repeat("$$$$\n\n", 1<<20)
+	if recs, err := readAll(t, NewSDReader(strings.NewReader(empty), 0)); err != nil || len(recs) != 0 {
+		t.Errorf("empty records: %d, %v", len(recs), err)
+	}
+}
