@@ -43,5 +43,7 @@
 // the fields under a list once per requested element and at least once, so
 // first: 0 is not free, and introspection counted exactly on the in-memory
 // schema). Exceeding any is a request error wrapping ErrTooComplex with an
-// extensions.code naming the limit.
+// extensions.code naming the limit. Validation errors suggest names ("Did
+// you mean ...?") only for queries up to 4 KiB (each suggestion is an edit
+// distance per candidate), and at most 100 are returned.
 package graphql

@@ -13,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/validator"
+	"github.com/vektah/gqlparser/v2/validator/rules"
 
 	"github.com/molgraph/molgraph/graph"
 )
@@ -97,6 +98,9 @@ type Executor struct {
 	schema *ast.Schema
 	types  map[string]*objectType
 	links  map[string]map[string]linkField // owner -> field name -> link
+	// rules and rulesTerse are the validation rules with and without name
+	// suggestions (see validate).
+	rules, rulesTerse *rules.Rules
 }
 
 // New builds the schema and returns an Executor over src.
@@ -126,7 +130,8 @@ func New(src Source, opts Options) (*Executor, error) {
 		opts.BaseIRI += "/"
 	}
 	e := &Executor{src: src, opts: opts, sdl: schemaText(opts.MaxPageSize),
-		types: map[string]*objectType{}, links: map[string]map[string]linkField{}}
+		types: map[string]*objectType{}, links: map[string]map[string]linkField{},
+		rules: validationRules(true), rulesTerse: validationRules(false)}
 	schema, err := gqlparser.LoadSchema(&ast.Source{Name: "molgraph.graphql", Input: e.sdl})
 	if err != nil {
 		return nil, fmt.Errorf("graphql: schema: %w", err)
@@ -266,7 +271,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) *Response {
 		}
 		return requestError(ErrInvalidQuery, gqlerror.List{ge})
 	}
-	if errs := e.validate(doc); len(errs) > 0 {
+	if errs := e.validate(doc, len(req.Query)); len(errs) > 0 {
 		return requestError(ErrInvalidQuery, errs)
 	}
 	var op *ast.OperationDefinition
