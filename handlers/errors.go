@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/molgraph/molgraph/admission"
 	"github.com/molgraph/molgraph/auth"
 	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/docking"
@@ -104,6 +105,7 @@ func errorTable() []errorRow {
 		{is(jobs.ErrNotFound), http.StatusNotFound, "not_found"},
 		{is(jobs.ErrFinished), http.StatusConflict, "conflict"},
 		{is(jobs.ErrClosed), http.StatusServiceUnavailable, "unavailable"},
+		{is(jobs.ErrTooManyJobs), http.StatusTooManyRequests, "too_many_jobs"},
 		// receptors (docking)
 		{is(docking.ErrInvalidReceptor), http.StatusUnprocessableEntity, "invalid_receptor"},
 		{is(ontology.ErrInvalidReceptorRecord), http.StatusUnprocessableEntity, "invalid_receptor"},
@@ -126,6 +128,9 @@ func errorTable() []errorRow {
 		{is(sparql.ErrUnsupported), http.StatusBadRequest, "unsupported_query"},
 		// GraphQL: a query refused by a limit (handlers/graphql.go)
 		{is(graphql.ErrTooComplex), http.StatusBadRequest, "query_too_complex"},
+		// admission control (handlers/admission.go)
+		{is(admission.ErrRateLimited), http.StatusTooManyRequests, "rate_limited"},
+		{is(admission.ErrBusy), http.StatusServiceUnavailable, "busy"},
 		// service state
 		{is(ErrNotReady), http.StatusServiceUnavailable, "not_ready"},
 		{is(context.DeadlineExceeded), http.StatusServiceUnavailable, "timeout"},
@@ -245,7 +250,8 @@ func (s *Server) problemFor(err error, r *http.Request, h http.Header) Problem {
 		if errors.As(err, &me) {
 			h.Set("Allow", strings.Join(me.allow, ", "))
 		}
-	case http.StatusServiceUnavailable:
+	}
+	if !admissionHeaders(err, h) && (status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests) {
 		h.Set("Retry-After", "5")
 	}
 	return p

@@ -1,8 +1,16 @@
 package handlers
 
 import (
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/cayleygraph/quad"
+
+	"github.com/molgraph/molgraph/admission"
+	"github.com/molgraph/molgraph/jobs"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -15,6 +23,9 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	inFlight prometheus.Gauge
+	// rejections counts admission refusals (429 and 503) by reason and
+	// route class.
+	rejections *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -33,8 +44,12 @@ func newMetrics() *metrics {
 			Name: "molgraph_http_requests_in_flight",
 			Help: "HTTP requests being served.",
 		}),
+		rejections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "molgraph_admission_rejections_total",
+			Help: "Requests refused by admission control, by reason (rate: 429 rate_limited; jobs_per_key, jobs_total: 429 too_many_jobs; class_full, wait_timeout: 503 busy) and route class.",
+		}, []string{"reason", "class"}),
 	}
-	m.reg.MustRegister(m.requests, m.duration, m.inFlight,
+	m.reg.MustRegister(m.requests, m.duration, m.inFlight, m.rejections,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -48,4 +63,110 @@ func (m *metrics) observe(method, route string, status int, d time.Duration) {
 	}
 	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
 	m.duration.WithLabelValues(method, route).Observe(d.Seconds())
+}
+
+// limit is one configured limit as /metrics reports it.
+type limit struct {
+	name, help string
+	labels     prometheus.Labels
+	value      float64
+}
+
+// limits lists the server's limits (0 where a limit is off): the gauges
+// molgraph_limit_* of /metrics and the x-molgraph-limits of the OpenAPI
+// document. Add a limit here and both show it.
+func (s *Server) limits() []limit {
+	q := s.cfg.Query.withDefaults()
+	out := []limit{
+		{name: "body_bytes", help: "Largest request body (413 body_too_large).", value: float64(s.cfg.MaxBodyBytes)},
+		{name: "json_body_bytes", help: "Largest JSON request body (413 body_too_large).", value: float64(s.cfg.MaxJSONBytes)},
+		{name: "sparql_timeout_seconds", help: "Longest SPARQL query (503 query_timeout).", value: q.SPARQLTimeout.Seconds()},
+		{name: "sparql_max_rows", help: "Most solutions or triples of one SPARQL answer (400 row_limit_exceeded).", value: float64(q.SPARQLMaxRows)},
+		{name: "graphql_max_depth", help: "Deepest GraphQL selection nesting (400).", value: float64(q.GraphQLMaxDepth)},
+		{name: "graphql_max_cost", help: "Largest estimated GraphQL cost (400).", value: float64(q.GraphQLMaxCost)},
+	}
+	if s.cfg.Molecules.MaxBatchRecords > 0 {
+		out = append(out, limit{name: "batch_max_records", help: "Most records in one batch upload (413 batch_too_large).",
+			value: float64(s.cfg.Molecules.MaxBatchRecords)})
+	}
+	var al admission.Limits
+	if s.cfg.Admission != nil {
+		al = s.cfg.Admission.Limits()
+	}
+	out = append(out,
+		limit{name: "rate_per_key_per_second", help: "Sustained requests per second of one API key (429 rate_limited; 0: off).", value: al.Rate},
+		limit{name: "rate_burst_per_key", help: "Token bucket size of one API key: requests a quiet key may send at once.", value: float64(al.Burst)},
+		limit{name: "admission_wait_seconds", help: "Longest wait for a place in a full route class before 503 busy.", value: al.Wait.Seconds()},
+	)
+	for _, c := range admission.Capped() {
+		n := al.InFlight[c]
+		out = append(out,
+			limit{name: "in_flight", help: "Requests of a route class served at once (0: no cap); past it they wait (503 busy).",
+				labels: prometheus.Labels{"class": string(c)}, value: float64(n)},
+			limit{name: "waiting", help: "Requests of a route class that may wait for a place; past it 503 busy at once.",
+				labels: prometheus.Labels{"class": string(c)}, value: float64(admission.WaitingFactor * n)})
+	}
+	for _, runner := range s.runners() {
+		jl := runner.Limits()
+		out = append(out,
+			limit{name: "jobs_unfinished_per_key", help: "Queued or running jobs of one API key (429 too_many_jobs; 0: no cap).", value: float64(jl.MaxUnfinishedPerOwner)},
+			limit{name: "jobs_unfinished", help: "Queued or running jobs of the whole service (429 too_many_jobs; 0: no cap).", value: float64(jl.MaxUnfinished)})
+		for _, c := range slices.Sorted(maps.Keys(jl.Workers)) {
+			out = append(out, limit{name: "job_workers", help: "Jobs of one class run at once (each class has its own pool).",
+				labels: prometheus.Labels{"class": classLabel(c)}, value: float64(jl.Workers[c])})
+		}
+	}
+	return out
+}
+
+// runners are the distinct job runners the server submits to.
+func (s *Server) runners() []*jobs.Runner {
+	var out []*jobs.Runner
+	for _, r := range []*jobs.Runner{s.cfg.Molecules.Jobs, s.cfg.Docking.Jobs} {
+		if r != nil && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// classLabel is the local name of a job class IRI (BatchUploadJob).
+func classLabel(c quad.IRI) string {
+	s := string(c)
+	return s[strings.LastIndexAny(s, "#/")+1:]
+}
+
+// registerLimits adds the limits (constant gauges molgraph_limit_<name>)
+// and the admission state (requests in flight and waiting per route class,
+// jobs queued and running per job class, read at each scrape).
+func (m *metrics) registerLimits(s *Server) {
+	for _, l := range s.limits() {
+		g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "molgraph_limit_" + l.name, Help: l.help, ConstLabels: l.labels})
+		g.Set(l.value)
+		m.reg.MustRegister(g)
+	}
+	if c := s.cfg.Admission; c != nil {
+		for _, cl := range admission.Capped() {
+			labels := prometheus.Labels{"class": string(cl)}
+			m.reg.MustRegister(
+				prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "molgraph_admission_in_flight",
+					Help: "Requests of a route class holding a place now.", ConstLabels: labels},
+					func() float64 { return float64(c.InFlight(cl)) }),
+				prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "molgraph_admission_waiting",
+					Help: "Requests of a route class waiting for a place now.", ConstLabels: labels},
+					func() float64 { return float64(c.Waiting(cl)) }))
+		}
+	}
+	for _, runner := range s.runners() {
+		for class := range runner.Limits().Workers {
+			labels := prometheus.Labels{"class": classLabel(class)}
+			m.reg.MustRegister(
+				prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "molgraph_jobs_queued",
+					Help: "Jobs of a class waiting for a worker of their pool.", ConstLabels: labels},
+					func() float64 { return float64(runner.Stats()[class].Queued) }),
+				prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "molgraph_jobs_running",
+					Help: "Jobs of a class running now.", ConstLabels: labels},
+					func() float64 { return float64(runner.Stats()[class].Running) }))
+		}
+	}
 }

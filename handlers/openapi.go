@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/molgraph/molgraph/admission"
 	"github.com/molgraph/molgraph/auth"
 )
 
@@ -31,15 +32,18 @@ func (s *Server) openAPIDocument() (map[string]any, error) {
 		if paths[p] == nil {
 			paths[p] = map[string]any{}
 		}
-		paths[p][strings.ToLower(rt.Method)] = operation(rt)
+		op := operation(rt)
+		s.admissionResponses(rt, op)
+		paths[p][strings.ToLower(rt.Method)] = op
 	}
 	return map[string]any{
 		"openapi":           "3.1.0",
 		"jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
 		"info": map[string]any{
-			"title":       "molgraph",
-			"version":     cmpOr(s.cfg.Version, "dev"),
-			"description": "Chemistry knowledge graph: molecules, quantum-chemistry calculations, receptors and docking results as RDF, with JSON projections, SPARQL and GraphQL.",
+			"title":             "molgraph",
+			"version":           cmpOr(s.cfg.Version, "dev"),
+			"description":       "Chemistry knowledge graph: molecules, quantum-chemistry calculations, receptors and docking results as RDF, with JSON projections, SPARQL and GraphQL.\n\n" + limitsDescription,
+			"x-molgraph-limits": s.limitsDocument(),
 		},
 		"servers":  []any{map[string]any{"url": strings.TrimSuffix(s.cfg.BaseIRI, "/")}},
 		"security": []any{map[string]any{"bearerAuth": []string{}}},
@@ -196,5 +200,88 @@ func commonSchemas() map[string]Schema {
 				"message": Schema{"type": "string"},
 			},
 		},
+	}
+}
+
+// limitsDescription explains the limits in the document's info.
+const limitsDescription = "**Limits.** Every limit of this server is listed with its value in `x-molgraph-limits` " +
+	"(and as `molgraph_limit_*` gauges in /metrics). Each API key has a token bucket: past it requests get " +
+	"`429 rate_limited` with `Retry-After`; every keyed response carries the IETF draft fields " +
+	"`RateLimit-Policy: \"key\";q=<bucket>;w=<seconds to refill>` and `RateLimit: \"key\";r=<left>;t=<seconds to the next token>`. " +
+	"Routes that queue a job (batch uploads, docking) are refused with `429 too_many_jobs` while the key, or the service, " +
+	"has as many queued or running jobs as allowed (`RateLimit: \"jobs\";r=0;t=<s>`). Heavy routes (SPARQL, GraphQL, " +
+	"chemistry, uploads, QM parsing, receptors, docking submission, export) have a cap on requests in flight; a request " +
+	"of a full class waits briefly, then gets `503 busy` with `Retry-After`. " +
+	"**CORS.** The SPARQL and GraphQL routes answer browsers of any origin: a preflight (OPTIONS) gets 204 without a key, " +
+	"and every answer, errors included, carries `Access-Control-Allow-Origin: *` (keys go in the Authorization header, never in cookies)."
+
+// limitsDocument is x-molgraph-limits: every limit, its value and what
+// passing it answers.
+func (s *Server) limitsDocument() []any {
+	var out []any
+	for _, l := range s.limits() {
+		e := map[string]any{"name": l.name, "value": l.value, "description": l.help}
+		for k, v := range l.labels {
+			e[k] = v
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// admissionResponses documents the admission refusals that apply to rt
+// on this server: 429 where a key's bucket or a job cap can refuse it, 503
+// where its class has a cap; and CORS on the routes that allow it.
+func (s *Server) admissionResponses(rt Route, op map[string]any) {
+	responses := op["responses"].(map[string]any)
+	retry := map[string]any{"description": "Seconds to wait before retrying.", "schema": Schema{"type": "integer", "minimum": 1}}
+	rlHeaders := map[string]any{
+		"Retry-After":      retry,
+		"RateLimit":        map[string]any{"description": "IETF draft-ietf-httpapi-ratelimit-headers: the quota left, e.g. `\"key\";r=0;t=1`.", "schema": Schema{"type": "string"}},
+		"RateLimit-Policy": map[string]any{"description": "The quota policies, e.g. `\"key\";q=400;w=2`.", "schema": Schema{"type": "string"}},
+	}
+	var al admission.Limits
+	if s.cfg.Admission != nil {
+		al = s.cfg.Admission.Limits()
+	}
+	var why []string
+	if rt.Scope != auth.ScopeNone && al.Rate > 0 {
+		why = append(why, fmt.Sprintf("`rate_limited`: the key sent more than %g requests per second (bursts of %d)", al.Rate, al.Burst))
+	}
+	if submitsJob(rt.Class) {
+		if runner := s.jobRunner(rt.Class); runner != nil {
+			if jl := runner.Limits(); jl.MaxUnfinished > 0 || jl.MaxUnfinishedPerOwner > 0 {
+				why = append(why, fmt.Sprintf("`too_many_jobs`: the key has %d, or the service %d, queued or running jobs",
+					jl.MaxUnfinishedPerOwner, jl.MaxUnfinished))
+			}
+		}
+	}
+	// add documents a problem response, or extends the route's own.
+	add := func(status int, desc string, headers map[string]any) {
+		key := strconv.Itoa(status)
+		if old, ok := responses[key].(map[string]any); ok {
+			old["description"] = fmt.Sprint(old["description"]) + " Or " + desc
+			hs, _ := old["headers"].(map[string]any)
+			if hs == nil {
+				hs = map[string]any{}
+			}
+			for k, v := range headers {
+				hs[k] = v
+			}
+			old["headers"] = hs
+			return
+		}
+		responses[key] = map[string]any{"description": desc, "headers": headers, "content": contentObject(problemContent())}
+	}
+	if len(why) > 0 {
+		add(http.StatusTooManyRequests, "Too many requests: "+strings.Join(why, "; ")+".", rlHeaders)
+	}
+	if n := al.InFlight[rt.Class]; n > 0 {
+		add(http.StatusServiceUnavailable, fmt.Sprintf("`busy`: %d %s requests are in flight and more are waiting (at most %d, for up to %v).",
+			n, rt.Class, admission.WaitingFactor*n, al.Wait), map[string]any{"Retry-After": retry})
+	}
+	op["x-molgraph-class"] = string(rt.Class)
+	if corsClass(rt.Class) {
+		op["x-molgraph-cors"] = true
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/molgraph/molgraph/admission"
 	"github.com/molgraph/molgraph/auth"
 )
 
@@ -24,6 +25,10 @@ type Route struct {
 	// Scope is the least scope a key needs; auth.ScopeNone makes the route
 	// public (allowed only for /healthz, /readyz and the static query page).
 	Scope auth.Scope
+	// Class is the route's admission class (admission.SPARQL, ...); empty
+	// takes the class routeClasses gives its method and pattern, else
+	// admission.Light.
+	Class admission.Class
 	// Handle serves the route.
 	Handle HandlerFunc
 	// Doc describes the route in the OpenAPI document.

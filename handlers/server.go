@@ -15,9 +15,11 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/molgraph/molgraph/admission"
 	"github.com/molgraph/molgraph/auth"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/internal/subproc"
+	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/parsers/qm"
 	"github.com/molgraph/molgraph/shapes"
 )
@@ -67,6 +69,10 @@ type Config struct {
 	TempDirs *subproc.TempDirs
 	// Query bounds SPARQL and GraphQL queries (zero fields take defaults).
 	Query QueryLimits
+	// Admission holds the per-key token buckets and the caps per route
+	// class (nil: neither; the caps on unfinished jobs are the job
+	// runner's own).
+	Admission *admission.Controller
 	// Logger receives access logs and errors (default: discard).
 	Logger *slog.Logger
 	// Version is reported in the OpenAPI document.
@@ -80,6 +86,7 @@ type Server struct {
 	problemBase string
 	routes      []Route
 	mux         *chi.Mux
+	cors        *chi.Mux // matches the CORS routes' paths
 	metrics     *metrics
 	openapi     []byte
 	draining    atomic.Bool
@@ -121,6 +128,9 @@ func New(cfg Config) (*Server, error) {
 		metrics:     newMetrics(),
 	}
 	s.routes = s.routeTable()
+	for i := range s.routes {
+		s.routes[i].Class = classOf(s.routes[i])
+	}
 	if err := checkRoutes(s.routes); err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
@@ -131,7 +141,9 @@ func New(cfg Config) (*Server, error) {
 	if s.openapi, err = json.MarshalIndent(doc, "", "  "); err != nil {
 		return nil, fmt.Errorf("new server: openapi: %w", err)
 	}
+	s.cors = s.corsRouter()
 	s.mux = s.buildRouter()
+	s.metrics.registerLimits(s)
 	return s, nil
 }
 
@@ -182,6 +194,8 @@ func checkRoutes(routes []Route) error {
 			return fmt.Errorf("%w: route %s has invalid scope %q", ErrBadRequest, id, rt.Scope)
 		case rt.Scope == auth.ScopeNone && isV1(rt.Pattern):
 			return fmt.Errorf("%w: route %s is under /v1 but public", ErrBadRequest, id)
+		case !rt.Class.Valid():
+			return fmt.Errorf("%w: route %s has unknown admission class %q", ErrBadRequest, id, rt.Class)
 		}
 		seen[id] = true
 	}
@@ -203,7 +217,7 @@ func (s *Server) BeginShutdown() { s.draining.Store(true) }
 
 func (s *Server) buildRouter() *chi.Mux {
 	m := chi.NewRouter()
-	m.Use(s.withRequestInfo, s.accessLog, s.recoverer, s.limitBody, middleware.GetHead, s.authenticateV1)
+	m.Use(s.withRequestInfo, s.accessLog, s.recoverer, s.limitBody, middleware.GetHead, s.withCORS, s.authenticateV1)
 	m.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("%w: no route for %s", ErrNotFound, r.URL.Path))
 	})
@@ -239,22 +253,43 @@ func allowedMethods(m *chi.Mux, r *http.Request) []string {
 	return allow
 }
 
-// adapt turns a Route into an http.HandlerFunc: scope check, then the
-// handler, then problem+json for a returned error.
+// adapt turns a Route into an http.HandlerFunc: the key, its token
+// bucket, the scope check, a place in the route's class (and the caps on
+// unfinished jobs for a route that submits one), then the handler, then
+// problem+json for a returned error.
 func (s *Server) adapt(rt Route) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		fail := func(err error) {
+			if reason := rejectionReason(err); reason != "" {
+				s.metrics.rejections.WithLabelValues(reason, string(rt.Class)).Inc()
+			}
+			s.fail(w, r, err)
+		}
+		var owner string
 		if rt.Scope != auth.ScopeNone {
 			key, err := s.authenticate(r)
+			if err == nil {
+				err = s.admitKey(w, key)
+			}
 			if err == nil {
 				err = key.Require(rt.Scope)
 			}
 			if err != nil {
-				s.fail(w, r, err)
+				fail(err)
 				return
 			}
+			owner = key.ID
+			// Jobs submitted by the handler count against this key's cap.
+			r = r.WithContext(jobs.WithOwner(r.Context(), owner))
 		}
+		release, err := s.admitRoute(r, rt.Class, owner)
+		if err != nil {
+			fail(err)
+			return
+		}
+		defer release()
 		if err := rt.Handle(w, r); err != nil {
-			s.fail(w, r, err)
+			fail(err)
 		}
 	}
 }

@@ -28,10 +28,21 @@
 // # Lifecycle
 //
 // Submit stores a job as queued and queues it. Start resumes every job whose
-// stored status is queued or running and starts the workers. Cancel marks a
+// stored status is queued or running and starts the workers: one pool per
+// job class (Options.Workers, ClassWorkers), so that a docking job that runs
+// for an hour never holds up a ten-record batch upload. Cancel marks a
 // queued job cancelled at once, or stops a running one after its current
 // commit (what was committed stays). Close stops the workers; running jobs
 // keep their "running" status and resume at the next Start.
+//
+// # Admission
+//
+// Submit refuses a job (QuotaError, ErrTooManyJobs; nothing is stored) when
+// its owner (WithOwner: the API key id) already has
+// Options.MaxUnfinishedPerOwner queued or running jobs, or the runner has
+// Options.MaxUnfinished. Owners live in memory only: jobs resumed at Start
+// count against the overall cap alone. Admit asks the same question without
+// submitting, so that a handler can refuse before it spools an upload.
 //
 // There are no init-time registries: the Tasks are passed to NewRunner.
 package jobs

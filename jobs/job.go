@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base32"
 	"encoding/binary"
@@ -30,7 +31,47 @@ var (
 	ErrCommitTooLarge = errors.New("commit too large")
 	// ErrClosed: the runner was closed.
 	ErrClosed = errors.New("runner closed")
+	// ErrTooManyJobs: the owner, or the runner as a whole, already has as
+	// many unfinished jobs as allowed (the error is a *QuotaError).
+	ErrTooManyJobs = errors.New("too many unfinished jobs")
 )
+
+// QuotaError is a Submit refused by a cap on unfinished (queued or
+// running) jobs. It matches ErrTooManyJobs.
+type QuotaError struct {
+	// Owner is the owner whose cap is full; "" when the runner's overall
+	// cap is.
+	Owner string
+	// Limit is the cap; Unfinished is how many jobs count against it.
+	Limit, Unfinished int
+}
+
+func (e *QuotaError) Error() string {
+	if e.Owner != "" {
+		return fmt.Sprintf("%v: %d of at most %d unfinished jobs for this key; wait for one to finish or cancel one",
+			ErrTooManyJobs, e.Unfinished, e.Limit)
+	}
+	return fmt.Sprintf("%v: %d of at most %d unfinished jobs in the service", ErrTooManyJobs, e.Unfinished, e.Limit)
+}
+
+// Unwrap returns ErrTooManyJobs.
+func (e *QuotaError) Unwrap() error { return ErrTooManyJobs }
+
+type ownerKey struct{}
+
+// WithOwner returns ctx carrying the owner of the jobs submitted with it
+// (the API key id): it travels with the request, like its deadline, so that
+// every handler that submits a job is counted without passing it along.
+func WithOwner(ctx context.Context, owner string) context.Context {
+	return context.WithValue(ctx, ownerKey{}, owner)
+}
+
+// OwnerFrom returns the owner set by WithOwner ("" if none: the job counts
+// only against the overall cap).
+func OwnerFrom(ctx context.Context) string {
+	o, _ := ctx.Value(ownerKey{}).(string)
+	return o
+}
 
 // Status is a job's state: Queued -> Running -> Succeeded | Failed | Cancelled.
 type Status string

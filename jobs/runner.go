@@ -35,9 +35,19 @@ type Task interface {
 
 // Options tune a Runner.
 type Options struct {
-	// Workers is how many jobs run at once (default 1: a Task parallelises
-	// its own work).
+	// Workers is how many jobs of one class run at once (default 1: a Task
+	// parallelises its own work). Each class has a pool of its own, so a
+	// long job of one class (docking) never holds up the jobs of another
+	// (batch uploads).
 	Workers int
+	// ClassWorkers overrides Workers for the classes it names.
+	ClassWorkers map[quad.IRI]int
+	// MaxUnfinished caps the unfinished (queued or running) jobs of all
+	// owners together; Submit past it fails with a *QuotaError (0: no cap).
+	MaxUnfinished int
+	// MaxUnfinishedPerOwner caps the unfinished jobs of one owner (see
+	// WithOwner); Submit past it fails with a *QuotaError (0: no cap).
+	MaxUnfinishedPerOwner int
 	// MaxCommitQuads bounds one commit (default 20000, graph.Options'
 	// default ChunkQuads: a commit must be one PutGraphs transaction).
 	MaxCommitQuads int
@@ -59,15 +69,27 @@ type Runner struct {
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 
-	mu      sync.Mutex
+	mu    sync.Mutex
+	pools map[quad.IRI]*pool // one per class
+	// unfinished maps every queued or running job this runner knows to its
+	// owner ("" for jobs resumed at Start: owners are not stored).
+	unfinished map[quad.IRI]string
+	perOwner   map[string]int
+	running    map[quad.IRI]*active
+	started    bool
+	closed     bool
+}
+
+// pool is the queue and workers of one job class.
+type pool struct {
+	class   quad.IRI
+	workers int
 	queue   []quad.IRI
 	wake    chan struct{}
-	running map[quad.IRI]*active
-	started bool
-	closed  bool
 }
 
 type active struct {
+	class  quad.IRI
 	cancel context.CancelCauseFunc
 	done   chan struct{}
 }
@@ -93,13 +115,23 @@ func NewRunner(store *graph.Store, base string, tasks []Task, opt Options) (*Run
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	if opt.MaxUnfinished < 0 || opt.MaxUnfinishedPerOwner < 0 {
+		return nil, fmt.Errorf("jobs: new runner: %w: negative job cap", ErrInvalidJob)
+	}
 	r := &Runner{store: store, base: base, tasks: map[quad.IRI]Task{}, opt: opt,
-		wake: make(chan struct{}, 1), running: map[quad.IRI]*active{}}
+		pools: map[quad.IRI]*pool{}, unfinished: map[quad.IRI]string{}, perOwner: map[string]int{},
+		running: map[quad.IRI]*active{}}
 	for _, t := range tasks {
-		if _, dup := r.tasks[t.Class()]; dup {
-			return nil, fmt.Errorf("jobs: new runner: %w: two tasks for %s", ErrInvalidJob, t.Class())
+		c := t.Class()
+		if _, dup := r.tasks[c]; dup {
+			return nil, fmt.Errorf("jobs: new runner: %w: two tasks for %s", ErrInvalidJob, c)
 		}
-		r.tasks[t.Class()] = t
+		r.tasks[c] = t
+		n := opt.Workers
+		if w := opt.ClassWorkers[c]; w > 0 {
+			n = w
+		}
+		r.pools[c] = &pool{class: c, workers: n, wake: make(chan struct{}, 1)}
 	}
 	r.ctx, r.stop = context.WithCancel(context.Background())
 	return r, nil
@@ -130,7 +162,10 @@ func (r *Runner) Get(ctx context.Context, iri quad.IRI) (Job, error) {
 }
 
 // Submit stores j as a queued job and queues it. j needs IRI, Class (one
-// of the runner's tasks) and ID; CreatedAt defaults to now.
+// of the runner's tasks) and ID; CreatedAt defaults to now. The job's owner
+// is OwnerFrom(ctx); Submit fails with a *QuotaError (ErrTooManyJobs) when
+// the owner or the runner already has as many unfinished jobs as
+// Options allow, and then stores nothing.
 func (r *Runner) Submit(ctx context.Context, j Job) (Job, error) {
 	if _, ok := r.tasks[j.Class]; !ok || j.IRI == "" || j.ID == "" {
 		return j, fmt.Errorf("jobs: submit %s: %w: class %s", j.IRI, ErrInvalidJob, j.Class)
@@ -145,22 +180,114 @@ func (r *Runner) Submit(ctx context.Context, j Job) (Job, error) {
 	if r.closed {
 		return j, fmt.Errorf("jobs: submit %s: %w", j.IRI, ErrClosed)
 	}
+	owner := OwnerFrom(ctx)
+	if err := r.admitLocked(owner); err != nil {
+		return j, fmt.Errorf("jobs: submit %s: %w", j.IRI, err)
+	}
 	if err := r.store.PutGraph(ctx, j.IRI, j.Quads(r.base)); err != nil {
 		return j, fmt.Errorf("jobs: submit %s: %w", j.IRI, err)
 	}
+	r.track(j.IRI, owner)
 	if r.started {
-		r.enqueue(j.IRI)
+		r.enqueue(j.Class, j.IRI)
 	}
 	return j, nil
 }
 
-// enqueue adds iri to the queue; r.mu must be held.
-func (r *Runner) enqueue(iri quad.IRI) {
-	r.queue = append(r.queue, iri)
+// Admit reports whether Submit would now accept a job of owner: nil, or
+// the *QuotaError Submit would return. Callers check it before costly work
+// (spooling an upload); Submit checks again, atomically with the store.
+func (r *Runner) Admit(owner string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.admitLocked(owner)
+}
+
+// admitLocked checks the caps on unfinished jobs; r.mu must be held.
+func (r *Runner) admitLocked(owner string) error {
+	if m := r.opt.MaxUnfinishedPerOwner; m > 0 && owner != "" && r.perOwner[owner] >= m {
+		return &QuotaError{Owner: owner, Limit: m, Unfinished: r.perOwner[owner]}
+	}
+	if m := r.opt.MaxUnfinished; m > 0 && len(r.unfinished) >= m {
+		return &QuotaError{Limit: m, Unfinished: len(r.unfinished)}
+	}
+	return nil
+}
+
+// track records iri as unfinished, owned by owner; r.mu must be held.
+func (r *Runner) track(iri quad.IRI, owner string) {
+	if _, ok := r.unfinished[iri]; ok {
+		return
+	}
+	r.unfinished[iri] = owner
+	if owner != "" {
+		r.perOwner[owner]++
+	}
+}
+
+// forget drops iri from the unfinished jobs; r.mu must be held.
+func (r *Runner) forget(iri quad.IRI) {
+	owner, ok := r.unfinished[iri]
+	if !ok {
+		return
+	}
+	delete(r.unfinished, iri)
+	if owner != "" {
+		if r.perOwner[owner]--; r.perOwner[owner] <= 0 {
+			delete(r.perOwner, owner)
+		}
+	}
+}
+
+// enqueue adds iri to the queue of its class; r.mu must be held.
+func (r *Runner) enqueue(class, iri quad.IRI) {
+	p := r.pools[class]
+	p.queue = append(p.queue, iri)
 	select {
-	case r.wake <- struct{}{}:
+	case p.wake <- struct{}{}:
 	default:
 	}
+}
+
+// Limits are a Runner's job caps and worker counts, for documentation and
+// metrics.
+type Limits struct {
+	// MaxUnfinished and MaxUnfinishedPerOwner are Options' caps (0: none).
+	MaxUnfinished, MaxUnfinishedPerOwner int
+	// Workers is the size of each class's pool.
+	Workers map[quad.IRI]int
+}
+
+// Limits returns the runner's caps and pool sizes.
+func (r *Runner) Limits() Limits {
+	l := Limits{MaxUnfinished: r.opt.MaxUnfinished, MaxUnfinishedPerOwner: r.opt.MaxUnfinishedPerOwner,
+		Workers: map[quad.IRI]int{}}
+	for c, p := range r.pools {
+		l.Workers[c] = p.workers
+	}
+	return l
+}
+
+// ClassStats counts the unfinished jobs of one class.
+type ClassStats struct {
+	Queued, Running int
+}
+
+// Stats returns the queued and running jobs per class (queued jobs
+// submitted before Start count from Start on).
+func (r *Runner) Stats() map[quad.IRI]ClassStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[quad.IRI]ClassStats, len(r.pools))
+	for c, p := range r.pools {
+		out[c] = ClassStats{Queued: len(p.queue)}
+	}
+	for _, a := range r.running {
+		st := out[a.class]
+		st.Running++
+		out[a.class] = st
+	}
+	return out
 }
 
 // Start queues every stored job that is queued or running (oldest id
@@ -195,13 +322,17 @@ func (r *Runner) Start(ctx context.Context) (int, error) {
 		if err != nil || j.Status.Finished() {
 			continue // a graph of a class without a task here
 		}
-		r.enqueue(iri)
+		r.track(iri, "") // owners are not stored: resumed jobs count only overall
+		r.enqueue(j.Class, iri)
 		n++
 	}
 	r.started = true
-	for range r.opt.Workers {
-		r.wg.Add(1)
-		go r.worker()
+	for _, c := range r.classes() {
+		p := r.pools[c]
+		for range p.workers {
+			r.wg.Add(1)
+			go r.worker(p)
+		}
 	}
 	return n, nil
 }
@@ -249,28 +380,32 @@ func (r *Runner) Cancel(ctx context.Context, iri quad.IRI) (Job, error) {
 	if err := r.store.PutGraph(ctx, iri, j.Quads(r.base)); err != nil {
 		return j, fmt.Errorf("jobs: cancel %s: %w", iri, err)
 	}
-	r.queue = slices.DeleteFunc(r.queue, func(q quad.IRI) bool { return q == iri })
+	if p := r.pools[j.Class]; p != nil {
+		p.queue = slices.DeleteFunc(p.queue, func(q quad.IRI) bool { return q == iri })
+	}
+	r.forget(iri)
 	return j, nil
 }
 
-func (r *Runner) worker() {
+// worker runs the jobs of p's class, one at a time, until the runner stops.
+func (r *Runner) worker(p *pool) {
 	defer r.wg.Done()
 	for {
 		r.mu.Lock()
-		if len(r.queue) == 0 {
+		if len(p.queue) == 0 {
 			r.mu.Unlock()
 			select {
 			case <-r.ctx.Done():
 				return
-			case <-r.wake:
+			case <-p.wake:
 				continue
 			}
 		}
-		iri := r.queue[0]
-		r.queue = r.queue[1:]
-		if len(r.queue) > 0 {
+		iri := p.queue[0]
+		p.queue = p.queue[1:]
+		if len(p.queue) > 0 {
 			select {
-			case r.wake <- struct{}{}:
+			case p.wake <- struct{}{}:
 			default:
 			}
 		}
@@ -293,6 +428,9 @@ func (r *Runner) run(iri quad.IRI) {
 	}
 	j, err := r.Get(r.ctx, iri)
 	if err != nil || j.Status.Finished() {
+		if r.ctx.Err() == nil {
+			r.forget(iri)
+		}
 		r.mu.Unlock()
 		if err != nil {
 			log.Error("job unreadable", "error", err)
@@ -301,7 +439,7 @@ func (r *Runner) run(iri quad.IRI) {
 	}
 	task := r.tasks[j.Class]
 	ctx, cancel := context.WithCancelCause(r.ctx)
-	a := &active{cancel: cancel, done: make(chan struct{})}
+	a := &active{class: j.Class, cancel: cancel, done: make(chan struct{})}
 	r.running[iri] = a
 	r.mu.Unlock()
 	defer func() {
@@ -382,5 +520,8 @@ func (r *Runner) run(iri quad.IRI) {
 		log.Error("job end not stored", "error", err)
 		return
 	}
+	r.mu.Lock()
+	r.forget(iri)
+	r.mu.Unlock()
 	log.Info("job finished", "status", string(final.Status), "error", final.Error)
 }

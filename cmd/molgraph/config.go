@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+
+	"github.com/molgraph/molgraph/admission"
 )
 
 // errHelp is returned after -h printed the flags.
@@ -50,7 +52,13 @@ func serveOptions() []option {
 		{"graphql-max-depth", "MOLGRAPH_GRAPHQL_MAX_DEPTH", "10", "deepest GraphQL field nesting"},
 		{"graphql-max-cost", "MOLGRAPH_GRAPHQL_MAX_COST", "10000", "largest estimated GraphQL cost (fields, multiplied by page sizes)"},
 		{"chem-workers", "MOLGRAPH_CHEM_WORKERS", "0", "RDKit worker threads (0: one per CPU)"},
-		{"job-workers", "MOLGRAPH_JOB_WORKERS", "1", "background jobs (batch uploads) run at once; each uses all chem workers"},
+		{"job-workers", "MOLGRAPH_JOB_WORKERS", "1", "jobs of each class (batch uploads, docking) run at once; each class has its own pool, and a job uses all chem workers or vina processes"},
+		{"rate-limit", "MOLGRAPH_RATE_LIMIT", strconv.FormatFloat(admission.DefaultLimits().Rate, 'f', -1, 64), "sustained requests per second of one API key (token bucket; 0: off); past it: 429 rate_limited"},
+		{"rate-burst", "MOLGRAPH_RATE_BURST", strconv.Itoa(admission.DefaultLimits().Burst), "token bucket size per API key: requests a quiet key may send at once (0: two seconds' worth)"},
+		{"max-in-flight", "MOLGRAPH_MAX_IN_FLIGHT", admission.FormatInFlight(admission.DefaultLimits().InFlight), "requests served at once per route class, CLASS=N,... (N=0: no cap); past it they wait up to --admission-wait, then: 503 busy"},
+		{"admission-wait", "MOLGRAPH_ADMISSION_WAIT", admission.DefaultLimits().Wait.String(), "longest wait for a place in a full route class (0: none)"},
+		{"max-jobs-per-key", "MOLGRAPH_MAX_JOBS_PER_KEY", "16", "queued or running jobs (batch, docking) of one API key (0: no cap); past it: 429 too_many_jobs"},
+		{"max-jobs", "MOLGRAPH_MAX_JOBS", "256", "queued or running jobs of the whole service (0: no cap); past it: 429 too_many_jobs"},
 		{"batch-max-records", "MOLGRAPH_BATCH_MAX_RECORDS", "100000", "most records in one batch upload; past it: 413 batch_too_large"},
 		{"tmp-dir", "MOLGRAPH_TMP_DIR", "", "working directories of vina and obabel runs (default <data-dir>/tmp); what dead processes left there is removed at start"},
 		{"log-level", "MOLGRAPH_LOG_LEVEL", "info", "debug, info, warn or error"},
@@ -146,6 +154,20 @@ func (s settings) positiveInt(name string) (int, error) {
 	return n, nil
 }
 
+func (s settings) nonNegativeInt(name string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s.vals[name]))
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: %s: %q is not an integer >= 0", errUsage, s.src[name], s.vals[name])
+	}
+	return n, nil
+}
+
+// admissionLimits are the token buckets and class caps of the config.
+func (c serveConfig) admissionLimits() admission.Limits {
+	inFlight, _ := admission.ParseInFlight(c.maxInFlight, nil) // checked by loadServeConfig
+	return admission.Limits{Rate: c.rateLimit, Burst: c.rateBurst, InFlight: inFlight, Wait: c.admissionWait}
+}
+
 func (s settings) boolean(name string) (bool, error) {
 	switch strings.ToLower(s.vals[name]) {
 	case "1", "true", "yes", "on":
@@ -181,6 +203,11 @@ type serveConfig struct {
 	graphqlMaxCost                 int
 	chemWorkers, jobWorkers        int
 	batchMaxRecords                int
+	rateLimit                      float64
+	rateBurst                      int
+	maxInFlight                    string // CLASS=N,... (admission.ParseInFlight)
+	admissionWait                  time.Duration
+	maxJobsPerKey, maxJobs         int
 	logLevel                       slog.Level
 	logFormat                      string
 	apiKey                         string // MOLGRAPH_API_KEY, env only
@@ -246,6 +273,22 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	c.jobWorkers, e = s.positiveInt("job-workers")
 	collect(e)
 	c.batchMaxRecords, e = s.positiveInt("batch-max-records")
+	collect(e)
+	if c.rateLimit, e = strconv.ParseFloat(strings.TrimSpace(s.str("rate-limit")), 64); e != nil || c.rateLimit < 0 || math.IsInf(c.rateLimit, 0) || math.IsNaN(c.rateLimit) {
+		collect(fmt.Errorf("%w: %s: %q is not a rate >= 0 (requests per second)", errUsage, s.src["rate-limit"], s.str("rate-limit")))
+	}
+	c.rateBurst, e = s.nonNegativeInt("rate-burst")
+	collect(e)
+	c.maxInFlight = s.str("max-in-flight")
+	if _, e := admission.ParseInFlight(c.maxInFlight, nil); e != nil {
+		collect(fmt.Errorf("%w: %s: %v", errUsage, s.src["max-in-flight"], e))
+	}
+	if c.admissionWait, e = time.ParseDuration(strings.TrimSpace(s.str("admission-wait"))); e != nil || c.admissionWait < 0 {
+		collect(fmt.Errorf("%w: %s: %q is not a duration >= 0 such as 2s", errUsage, s.src["admission-wait"], s.str("admission-wait")))
+	}
+	c.maxJobsPerKey, e = s.nonNegativeInt("max-jobs-per-key")
+	collect(e)
+	c.maxJobs, e = s.nonNegativeInt("max-jobs")
 	collect(e)
 	c.logFormat, e = s.oneOf("log-format", "json", "text")
 	collect(e)

@@ -22,6 +22,8 @@ func TestServeConfigDefaults(t *testing.T) {
 		writeTimeout: 10 * time.Minute, idleTimeout: 2 * time.Minute, shutdownTimeout: 30 * time.Second,
 		sparqlTimeout: 30 * time.Second, sparqlMaxRows: 100_000, graphqlMaxDepth: 10, graphqlMaxCost: 10_000,
 		jobWorkers: 1, batchMaxRecords: 100_000, tmpDir: "data/tmp",
+		rateLimit: 200, rateBurst: 400, maxInFlight: "sparql=8,graphql=8,chem=32,upload=4,qm=4,receptor=2,docking=8,export=2",
+		admissionWait: 2 * time.Second, maxJobsPerKey: 16, maxJobs: 256,
 		logLevel: slog.LevelInfo, logFormat: "json"}
 	want.sparqlMaxQuery = 1 << 20
 	if c != want {
@@ -73,6 +75,13 @@ func TestServeConfigErrors(t *testing.T) {
 		{"zero row cap", nil, map[string]string{"MOLGRAPH_SPARQL_MAX_ROWS": "0"}},
 		{"bad row cap", []string{"--sparql-max-rows", "many"}, nil},
 		{"negative graphql depth", []string{"--graphql-max-depth", "-3"}, nil},
+		{"negative rate", []string{"--rate-limit", "-1"}, nil},
+		{"bad rate", nil, map[string]string{"MOLGRAPH_RATE_LIMIT": "fast"}},
+		{"negative burst", []string{"--rate-burst", "-1"}, nil},
+		{"bad in-flight class", []string{"--max-in-flight", "sparql=2,bogus=1"}, nil},
+		{"bad in-flight value", nil, map[string]string{"MOLGRAPH_MAX_IN_FLIGHT": "chem=lots"}},
+		{"negative wait", []string{"--admission-wait", "-1s"}, nil},
+		{"bad job cap", []string{"--max-jobs-per-key", "x"}, nil},
 	}
 	for _, tt := range tests {
 		_, err := loadServeConfig(tt.args, io.Discard, envOf(tt.env))

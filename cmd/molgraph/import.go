@@ -52,7 +52,8 @@ func moleculeServices(cfg serveConfig, store *graph.Store, tmp *subproc.TempDirs
 		dockTask = jobsdocking.NewTask(reg, vina.WithTempDirs(tmp), jobsdocking.Options{})
 		tasks = append(tasks, dockTask)
 	}
-	runner, err := jobs.NewRunner(store, cfg.baseIRI, tasks, jobs.Options{Workers: cfg.jobWorkers, Logger: log})
+	runner, err := jobs.NewRunner(store, cfg.baseIRI, tasks, jobs.Options{Workers: cfg.jobWorkers,
+		MaxUnfinished: cfg.maxJobs, MaxUnfinishedPerOwner: cfg.maxJobsPerKey, Logger: log})
 	if err != nil {
 		pool.Close()
 		return handlers.MoleculeServices{}, handlers.DockingServices{}, nil, err

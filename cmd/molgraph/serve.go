@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/molgraph/molgraph/admission"
 	"github.com/molgraph/molgraph/auth"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/handlers"
@@ -69,6 +70,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	if err != nil {
 		return err
 	}
+	adm, err := admission.New(cfg.admissionLimits())
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	h, err := handlers.New(handlers.Config{
 		BaseIRI:      cfg.baseIRI,
 		MaxBodyBytes: cfg.maxBody,
@@ -84,8 +89,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		Query: handlers.QueryLimits{SPARQLTimeout: cfg.sparqlTimeout, SPARQLMaxRows: cfg.sparqlMaxRows,
 			SPARQLMaxQuery:  int(cfg.sparqlMaxQuery),
 			GraphQLMaxDepth: cfg.graphqlMaxDepth, GraphQLMaxCost: cfg.graphqlMaxCost},
-		Logger:  log,
-		Version: version,
+		Admission: adm,
+		Logger:    log,
+		Version:   version,
 	})
 	if err != nil {
 		return err
