@@ -82,7 +82,7 @@ func (s *Server) limits() []limit {
 		{name: "json_body_bytes", help: "Largest JSON request body (413 body_too_large).", value: float64(s.cfg.MaxJSONBytes)},
 		{name: "sparql_timeout_seconds", help: "Longest SPARQL query (503 query_timeout).", value: q.SPARQLTimeout.Seconds()},
 		{name: "sparql_max_rows", help: "Most solutions or triples of one SPARQL answer (400 row_limit_exceeded).", value: float64(q.SPARQLMaxRows)},
-		{name: "sparql_max_query_bytes", help: "Longest SPARQL query text.", value: float64(q.SPARQLMaxQuery)},
+		{name: "sparql_max_query_bytes", help: "Longest SPARQL query text (413).", value: float64(q.SPARQLMaxQuery)},
 		{name: "graphql_max_depth", help: "Deepest GraphQL selection nesting (400).", value: float64(q.GraphQLMaxDepth)},
 		{name: "graphql_max_cost", help: "Largest estimated GraphQL cost (400).", value: float64(q.GraphQLMaxCost)},
 	}
