@@ -256,4 +256,11 @@ func TestTempDirsSweep(t *testing.T) {
 	if _, err := os.Stat(mine); err != nil {
 		t.Errorf("a live directory was swept: %v", err)
 	}
+	// A root removed under a running server is made again.
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := td.Make("vina"); err != nil || filepath.Dir(again) != root {
+		t.Errorf("Make after the root was removed: %q, %v", again, err)
+	}
 }

@@ -52,6 +52,13 @@ func (t *TempDirs) Make(prefix string) (string, error) {
 		return "", fmt.Errorf("temp dir: %w", err)
 	}
 	dir, err := os.MkdirTemp(root, tag+prefix+"-*")
+	if errors.Is(err, os.ErrNotExist) {
+		// The root was removed under a running server (an operator
+		// cleaning up): make it again rather than fail every run.
+		if err = os.MkdirAll(root, 0o700); err == nil {
+			dir, err = os.MkdirTemp(root, tag+prefix+"-*")
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("temp dir: %w", err)
 	}
