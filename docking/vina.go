@@ -360,14 +360,15 @@ type stars struct {
 	progress func(float64)
 }
 
-var performing = []byte("Performing docking")
+// performing starts the line after which vina prints its progress bar.
+const performing = "Performing docking"
 
 func (w *stars) add(b []byte) {
 	if !w.docking {
 		// The phrase may straddle two chunks: look in what is kept of the
 		// last one followed by this one.
 		w.recent = append(w.recent, b...)
-		i := bytes.Index(w.recent, performing)
+		i := bytes.Index(w.recent, []byte(performing))
 		if i < 0 {
 			if k := len(w.recent) - len(performing); k > 0 {
 				w.recent = append(w.recent[:0], w.recent[k:]...)

@@ -352,3 +352,24 @@ func TestDockErrors(t *testing.T) {
 		t.Logf("vina error: %v", err)
 	}
 }
+
+// TestStarsAcrossChunks: progress counts the stars after "Performing
+// docking" however vina's output is cut into chunks (the phrase split
+// between two reads, stars before it ignored), and never reports 1 before
+// the run ends.
+func TestStarsAcrossChunks(t *testing.T) {
+	out := "Computing Vina grid ... done.\n*** not progress\nPerforming docking (random seed: 1) ... \n" +
+		"0%   10   20   30   40   50   60   70   80   90   100%\n|----|----|----|----|----|----|----|----|----|----|\n" +
+		strings.Repeat("*", 51) + "\n"
+	for _, size := range []int{1, 3, 7, 16, 4096} {
+		var last float64
+		calls := 0
+		w := &stars{progress: func(f float64) { last = f; calls++ }}
+		for i := 0; i < len(out); i += size {
+			w.add([]byte(out[i:min(i+size, len(out))]))
+		}
+		if w.n != 51 || calls == 0 || last != 0.99 {
+			t.Errorf("chunks of %d: %d stars, %d calls, last %v; want 51 stars, last 0.99", size, w.n, calls, last)
+		}
+	}
+}
