@@ -390,3 +390,7 @@ func (b *cayleyBackend) numericRange(ctx context.Context, pred quad.IRI, r Range
 }
 
 func (b *cayleyBackend) recovered() bool { return b.kv != nil && b.kv.recovered }
+
+// sync does nothing: the kv backend's Badger syncs each write itself when
+// Options.SyncWrites is set, and the memory backend has nothing to sync.
+func (b *cayleyBackend) sync() error { return nil }

@@ -65,6 +65,8 @@ func (b *nativeBackend) view(ctx context.Context, fn func(qs cgraph.QuadStore) e
 	return b.qs.View(ctx, func(sn *quadstore.Snapshot) error { return fn(sn) })
 }
 
+func (b *nativeBackend) sync() error { return b.qs.Sync() }
+
 func (b *nativeBackend) recovered() bool { return b.qs.Recovered() }
 
 func (b *nativeBackend) close() error { return b.qs.Close() }

@@ -47,8 +47,17 @@ type Options struct {
 	// (default 20000). A single graph larger than this is still committed
 	// whole, in one transaction.
 	ChunkQuads int
-	// SyncWrites makes every commit fsync before it returns (Badger backend).
+	// SyncWrites makes every write durable against power loss before it
+	// returns (the native Badger backend; the kv backend syncs each Badger
+	// write). Writes share fsyncs (group commit, quadstore.Store.Sync): a
+	// write returns once a sync that began after its commit has finished.
+	// Without it a returned write survives the death of the process
+	// (kill -9), not a power loss.
 	SyncWrites bool
+	// MinFreeBytes is the free space kept in reserve on the data
+	// directory's file system (see ErrNoSpace): writes and blob puts fail
+	// with ErrNoSpace, and Ready reports it, while less is free. 0: none.
+	MinFreeBytes int64
 	// MemoryLimitMB, if > 0, is set as the process's Go soft memory limit
 	// when the Badger backend opens, unless GOMEMLIMIT sets one (see
 	// quadstore.Options.MemoryLimitMB). It is the process's to choose, so
@@ -120,6 +129,8 @@ type backend interface {
 	graphs(ctx context.Context, fn func(quad.IRI) error) error
 	stats(ctx context.Context) (quads, nodes int64, err error)
 	view(ctx context.Context, fn func(qs cgraph.QuadStore) error) error
+	// sync makes every write that returned durable (Options.SyncWrites).
+	sync() error
 	recovered() bool
 	close() error
 }
@@ -132,6 +143,7 @@ type Store struct {
 	backend string
 	blobs   *Blobs
 	opt     Options
+	dir     string // "" for memory
 
 	// wmu serialises writers: replacing a graph reads what is stored and
 	// writes the difference, which must not interleave with another writer.
@@ -147,6 +159,9 @@ func Open(dir string, opt Options) (*Store, error) {
 	// The term caches hold a million entries each: enough for the working
 	// set of queries over a few hundred thousand resources, which would
 	// otherwise read a term from Badger for most rows.
+	if err := space(dir, opt.MinFreeBytes); err != nil && !errors.Is(err, ErrNoSpace) {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
 	qs, err := quadstore.Open(filepath.Join(dir, "quads"), quadstore.Options{SyncWrites: opt.SyncWrites, CacheEntries: 1 << 20, MemoryLimitMB: opt.MemoryLimitMB})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
@@ -166,12 +181,12 @@ func OpenKV(dir string, opt Options) (*Store, error) {
 }
 
 func withBlobs(b backend, name, dir string, opt Options) (*Store, error) {
-	blobs, err := openDirBlobs(filepath.Join(dir, "blobs"))
+	blobs, err := openDirBlobs(filepath.Join(dir, "blobs"), opt.MinFreeBytes)
 	if err != nil {
 		b.close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	return &Store{b: b, backend: name, blobs: blobs, opt: opt.withDefaults()}, nil
+	return &Store{b: b, backend: name, blobs: blobs, opt: opt.withDefaults(), dir: dir}, nil
 }
 
 // OpenMemory returns an empty in-memory store (Cayley's memstore and an
@@ -197,13 +212,28 @@ func (s *Store) Close() error {
 	return s.b.close()
 }
 
-// Ready reports whether the store is open and answers a read.
+// Ready reports whether the store is open, answers a read and can take
+// writes (ErrNoSpace while the disk is below its reserve).
 func (s *Store) Ready(ctx context.Context) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	_, err := s.EstimateCount(ctx, Pattern{Predicate: quad.IRI("urn:x-molgraph:ready")})
-	return err
+	if _, err := s.EstimateCount(ctx, Pattern{Predicate: quad.IRI("urn:x-molgraph:ready")}); err != nil {
+		return err
+	}
+	return s.CheckSpace()
+}
+
+// CheckSpace returns ErrNoSpace while the data directory's file system has
+// less free space than Options.MinFreeBytes.
+func (s *Store) CheckSpace() error { return space(s.dir, s.opt.MinFreeBytes) }
+
+// sync waits until the writes that returned are durable.
+func (s *Store) sync() error {
+	if !s.opt.SyncWrites {
+		return nil
+	}
+	return noSpace(s.b.sync())
 }
 
 // Blobs returns the content-addressed blob store beside the graph.
@@ -290,6 +320,21 @@ func (s *Store) PutGraphs(ctx context.Context, graphs []NamedGraph, progress fun
 		}
 		sets[i] = normGraph{iri: ng.IRI, quads: set}
 	}
+	if err := s.CheckSpace(); err != nil {
+		return fmt.Errorf("put graphs: %w", err)
+	}
+	if err := s.putGraphs(ctx, graphs, sets, progress); err != nil {
+		return err
+	}
+	// Outside the writer lock, so that the next writer commits while this
+	// one waits for the fsync that covers both.
+	if err := s.sync(); err != nil {
+		return fmt.Errorf("put graphs: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) putGraphs(ctx context.Context, graphs []NamedGraph, sets []normGraph, progress func(done int)) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	var (
@@ -299,7 +344,7 @@ func (s *Store) PutGraphs(ctx context.Context, graphs []NamedGraph, progress fun
 	)
 	flush := func() error {
 		if err := s.b.replace(ctx, chunk); err != nil {
-			return fmt.Errorf("put graphs: %w", err)
+			return fmt.Errorf("put graphs: %w", noSpace(err))
 		}
 		chunk, n = chunk[:0], 0
 		if progress != nil {
@@ -364,6 +409,19 @@ func (s *Store) DeleteGraph(ctx context.Context, g quad.IRI) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
+	if err := s.CheckSpace(); err != nil {
+		return fmt.Errorf("delete graph %s: %w", g, err)
+	}
+	if err := s.deleteGraph(ctx, g); err != nil {
+		return err
+	}
+	if err := s.sync(); err != nil {
+		return fmt.Errorf("delete graph %s: %w", g, err)
+	}
+	return nil
+}
+
+func (s *Store) deleteGraph(ctx context.Context, g quad.IRI) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if ok, err := s.HasGraph(ctx, g); err != nil {
@@ -372,7 +430,7 @@ func (s *Store) DeleteGraph(ctx context.Context, g quad.IRI) error {
 		return fmt.Errorf("delete graph %s: %w", g, ErrNotFound)
 	}
 	if err := s.b.replace(ctx, []normGraph{{iri: g}}); err != nil {
-		return fmt.Errorf("delete graph %s: %w", g, err)
+		return fmt.Errorf("delete graph %s: %w", g, noSpace(err))
 	}
 	return nil
 }

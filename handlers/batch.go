@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,12 +12,14 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/molgraph/molgraph/auth"
 	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
 	"github.com/molgraph/molgraph/ontology"
@@ -187,12 +190,16 @@ func uploadFormat(field, name string) (sdf.Format, chem.Format, error) {
 }
 
 // fileSource opens an uploaded file (gzip detected) as records of format
-// (detected from the file name, else the content, when empty).
-func fileSource(r io.Reader, format, filename string, gen3D bool) (batch.RecordSource, error) {
+// (detected from the file name, else the content, when empty), bounded by
+// lim: the decompressed bytes are counted as they are read, so a gzip bomb
+// stops at the limit, and a record reader never buffers more than one
+// record's limit.
+func fileSource(r io.Reader, format, filename string, gen3D bool, lim UploadLimits) (batch.RecordSource, error) {
 	dr, _, err := sdf.Decompress(r)
 	if err != nil {
 		return nil, badRequest("file", "%v", err)
 	}
+	dr = batch.CapReader(dr, lim.MaxDecompressedBytes)
 	if format == "" {
 		name := strings.ToLower(strings.TrimSuffix(strings.ToLower(filename), ".gz"))
 		switch path.Ext(name) {
@@ -212,11 +219,22 @@ func fileSource(r io.Reader, format, filename string, gen3D bool) (batch.RecordS
 	if err != nil {
 		return nil, err
 	}
-	rr, err := sdf.NewReader(dr, rf, chem.MaxContentBytes)
+	maxRec := lim.MaxSDRecordBytes
+	if rf == sdf.FormatSMILES {
+		maxRec = lim.MaxSMILESLineBytes
+	}
+	rr, err := sdf.NewReader(dr, rf, maxRec)
 	if err != nil {
 		return nil, err
 	}
-	return batch.FileSource(rr, cf, gen3D), nil
+	src := batch.FileSource(rr, cf, gen3D)
+	return func() (batch.Input, error) {
+		in, err := src()
+		if errors.Is(err, batch.ErrRecordTooLarge) {
+			err = fmt.Errorf("%w (at most %d bytes per %s record)", err, maxRec, rf)
+		}
+		return in, err
+	}, nil
 }
 
 func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
@@ -224,6 +242,7 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	lim := s.cfg.Uploads.withDefaults()
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
@@ -237,7 +256,7 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 	switch mt {
 	case "multipart/form-data":
 		var cleanup func()
-		src, filename, cleanup, err = readBatchMultipart(r)
+		src, filename, cleanup, err = readBatchMultipart(r, lim)
 		if cleanup != nil {
 			defer cleanup()
 		}
@@ -258,7 +277,7 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 		if gen3D, err = boolParam("generate_3d", q.Get("generate_3d")); err != nil {
 			return err
 		}
-		src, err = fileSource(r.Body, format, "", gen3D)
+		src, err = fileSource(r.Body, format, "", gen3D, lim)
 	case "application/json":
 		src, err = readBatchJSON(r, s.maxBatchRecords())
 	default:
@@ -267,20 +286,29 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ref, n, err := batch.Spool(reg.Store().Blobs(), src, s.maxBatchRecords())
+	blobs := reg.Store().Blobs()
+	ref, n, unpin, err := batch.Spool(blobs, src, batch.Limits{MaxRecords: s.maxBatchRecords(), MaxSpoolBytes: lim.MaxSpoolBytes})
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		switch {
+		case errors.As(err, &mbe):
 			return fmt.Errorf("%w: at most %d bytes", ErrBodyTooLarge, mbe.Limit)
+		case errors.Is(err, batch.ErrEmptyUpload):
+			return badRequest("file", "the upload holds no records")
 		}
 		return err
 	}
-	if n == 0 {
-		return badRequest("file", "the upload holds no records")
-	}
+	// The spool stays pinned until the job that references it is stored;
+	// a refused job leaves no spool (unless another job holds the same
+	// bytes).
+	defer unpin()
 	id := jobs.NewID(batch.JobIDPrefix, time.Now())
 	j := task.NewJob(id, ref, n, filename)
 	if _, err := runner.Submit(r.Context(), j); err != nil {
+		unpin()
+		if derr := blobs.Discard(ref.SHA256, batch.BlobUseFunc(context.WithoutCancel(r.Context()), reg.Store())); derr != nil {
+			s.log.Error("refused upload: spool not discarded", "sha256", ref.SHA256, "error", derr)
+		}
 		return err
 	}
 	links := batchLinks(id)
@@ -290,7 +318,7 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 
 // readBatchMultipart copies the file part to a temporary file (the format
 // and generate_3d values may follow it) and returns its record source.
-func readBatchMultipart(r *http.Request) (batch.RecordSource, string, func(), error) {
+func readBatchMultipart(r *http.Request, lim UploadLimits) (batch.RecordSource, string, func(), error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, "", nil, badRequest("", "malformed multipart body: %v", err)
@@ -324,6 +352,9 @@ func readBatchMultipart(r *http.Request) (batch.RecordSource, string, func(), er
 				return nil, "", cleanup, err
 			}
 			if _, err := io.Copy(tmp, p); err != nil {
+				if errors.Is(err, syscall.ENOSPC) {
+					return nil, "", cleanup, fmt.Errorf("%w: upload: %w", graph.ErrNoSpace, err)
+				}
 				return nil, "", cleanup, multipartError(err)
 			}
 		case "format":
@@ -347,7 +378,7 @@ func readBatchMultipart(r *http.Request) (batch.RecordSource, string, func(), er
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return nil, "", cleanup, err
 	}
-	src, err := fileSource(tmp, strings.TrimSpace(format), filename, gen3D)
+	src, err := fileSource(tmp, strings.TrimSpace(format), filename, gen3D, lim)
 	return src, filename, cleanup, err
 }
 

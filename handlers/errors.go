@@ -96,7 +96,11 @@ func errorTable() []errorRow {
 		{is(qm.ErrNoResults), http.StatusUnprocessableEntity, "unsupported_log"},
 		{is(ErrOntologyValidation), http.StatusUnprocessableEntity, "ontology_validation_failed"},
 		{is(ErrValidationUnavailable), http.StatusNotImplemented, "not_implemented"},
+		// disk full or below its reserve: before the rows that wrap it
+		{is(graph.ErrNoSpace), http.StatusInsufficientStorage, "insufficient_storage"},
 		// molecules and batch jobs
+		{is(batch.ErrUploadTooLarge), http.StatusRequestEntityTooLarge, "upload_too_large"},
+		{is(batch.ErrRecordTooLarge), http.StatusRequestEntityTooLarge, "record_too_large"},
 		{is(chem.ErrInvalidMolecule), http.StatusUnprocessableEntity, "invalid_molecule"},
 		{is(chem.ErrUnsupportedFormat), http.StatusBadRequest, "invalid_request"},
 		{is(chem.ErrPoolClosed), http.StatusServiceUnavailable, "unavailable"},
@@ -253,6 +257,10 @@ func (s *Server) problemFor(err error, r *http.Request, h http.Header) Problem {
 	}
 	if !admissionHeaders(err, h) && (status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests) {
 		h.Set("Retry-After", "5")
+	}
+	if status == http.StatusInsufficientStorage {
+		// Space comes back when an operator frees it: retry much later.
+		h.Set("Retry-After", "60")
 	}
 	return p
 }

@@ -61,6 +61,8 @@ type Config struct {
 	Gate *shapes.Gate
 	// Molecules wires the molecule, batch and /id routes (molecules.go).
 	Molecules MoleculeServices
+	// Uploads bounds batch uploads (upload.go; zero fields take defaults).
+	Uploads UploadLimits
 	// Docking wires the docking-job routes (docking.go); a zero value makes
 	// them answer 503.
 	Docking DockingServices

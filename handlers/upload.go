@@ -13,8 +13,42 @@ import (
 	"github.com/cayleygraph/quad"
 
 	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/jobs/batch"
 	"github.com/molgraph/molgraph/ontology"
 )
+
+// UploadLimits bound a batch upload while it is read, before anything is
+// stored; zero fields take the jobs/batch defaults. Past a limit the
+// upload is refused with 413 and leaves nothing behind.
+type UploadLimits struct {
+	// MaxDecompressedBytes bounds the bytes of the uploaded file after
+	// gunzip (413 upload_too_large; default batch.DefaultMaxUploadBytes).
+	MaxDecompressedBytes int64
+	// MaxSpoolBytes bounds the spooled records (413 upload_too_large;
+	// default batch.DefaultMaxSpoolBytes).
+	MaxSpoolBytes int64
+	// MaxSMILESLineBytes bounds one line of a SMILES or InChI file, and
+	// MaxSDRecordBytes one SD record (413 record_too_large: the whole
+	// upload is refused; defaults batch.DefaultMaxSMILESLineBytes and
+	// batch.DefaultMaxSDRecordBytes).
+	MaxSMILESLineBytes, MaxSDRecordBytes int
+}
+
+func (l UploadLimits) withDefaults() UploadLimits {
+	if l.MaxDecompressedBytes <= 0 {
+		l.MaxDecompressedBytes = batch.DefaultMaxUploadBytes
+	}
+	if l.MaxSpoolBytes <= 0 {
+		l.MaxSpoolBytes = batch.DefaultMaxSpoolBytes
+	}
+	if l.MaxSMILESLineBytes <= 0 {
+		l.MaxSMILESLineBytes = batch.DefaultMaxSMILESLineBytes
+	}
+	if l.MaxSDRecordBytes <= 0 {
+		l.MaxSDRecordBytes = batch.DefaultMaxSDRecordBytes
+	}
+	return l
+}
 
 // fileForm is a multipart upload: one file part named "file" and small
 // form values.

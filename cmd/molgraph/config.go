@@ -17,6 +17,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/molgraph/molgraph/admission"
+	"github.com/molgraph/molgraph/handlers"
 )
 
 // errHelp is returned after -h printed the flags.
@@ -38,7 +39,10 @@ func serveOptions() []option {
 		dataDirOption(),
 		{"base-iri", "MOLGRAPH_BASE_IRI", "http://localhost:8080/", "base of resource IRIs (<base>id/<kind>/<id>) and problem types"},
 		{"store", "MOLGRAPH_STORE", "badger", "graph backend: badger (native quad store, <data-dir>/quads), kv (Cayley's kv layer on Badger, <data-dir>/graph) or memory"},
-		{"sync-writes", "MOLGRAPH_SYNC_WRITES", "false", "fsync every graph commit (badger)"},
+		{"sync-writes", "MOLGRAPH_SYNC_WRITES", "true", "make every acknowledged write durable against power loss: fsync before the reply, one fsync shared by concurrent writes (group commit); false: a reply survives kill -9, not a power loss"},
+		{"min-free-disk", "MOLGRAPH_MIN_FREE_DISK", "1GiB", "free space kept on the data directory's file system; below it writes answer 507 insufficient_storage and /readyz 503"},
+		{"blob-gc-interval", "MOLGRAPH_BLOB_GC_INTERVAL", "10m", "how often unreferenced blobs and the spools of ended batch jobs are deleted (also at start and after each batch job)"},
+		{"blob-gc-grace", "MOLGRAPH_BLOB_GC_GRACE", "1h", "age under which an unreferenced blob is kept (a commit referencing it may be in flight)"},
 		{"max-body", "MOLGRAPH_MAX_BODY", "64MiB", "largest request body (bytes; KiB/MiB/GiB or kB/MB/GB suffixes)"},
 		{"max-json-body", "MOLGRAPH_MAX_JSON_BODY", "1MiB", "largest JSON request body"},
 		{"read-header-timeout", "MOLGRAPH_READ_HEADER_TIMEOUT", "10s", "time to read request headers"},
@@ -61,6 +65,10 @@ func serveOptions() []option {
 		{"max-jobs", "MOLGRAPH_MAX_JOBS", "256", "queued or running jobs of the whole service (0: no cap); past it: 429 too_many_jobs"},
 		{"batch-max-records", "MOLGRAPH_BATCH_MAX_RECORDS", "100000", "most records in one batch upload; past it: 413 batch_too_large"},
 		{"tmp-dir", "MOLGRAPH_TMP_DIR", "", "working directories of vina and obabel runs (default <data-dir>/tmp); what dead processes left there is removed at start"},
+		{"batch-max-upload-bytes", "MOLGRAPH_BATCH_MAX_UPLOAD_BYTES", "512MiB", "largest batch upload file after gunzip, counted while reading; past it: 413 upload_too_large"},
+		{"batch-max-spool-bytes", "MOLGRAPH_BATCH_MAX_SPOOL_BYTES", "576MiB", "largest spool (the upload's records as JSON lines) written to the data directory; past it: 413 upload_too_large"},
+		{"batch-max-smiles-line", "MOLGRAPH_BATCH_MAX_SMILES_LINE", "64KiB", "longest line of a SMILES or InChI batch file; past it the upload is refused: 413 record_too_large"},
+		{"batch-max-sd-record", "MOLGRAPH_BATCH_MAX_SD_RECORD", "1MiB", "largest record of an SD batch file; past it the upload is refused: 413 record_too_large"},
 		{"log-level", "MOLGRAPH_LOG_LEVEL", "info", "debug, info, warn or error"},
 		{"log-format", "MOLGRAPH_LOG_FORMAT", "json", "json or text (logs go to stderr)"},
 	}
@@ -208,6 +216,9 @@ type serveConfig struct {
 	maxInFlight                    string // CLASS=N,... (admission.ParseInFlight)
 	admissionWait                  time.Duration
 	maxJobsPerKey, maxJobs         int
+	minFreeDisk                    int64
+	blobGCInterval, blobGCGrace    time.Duration
+	uploads                        handlers.UploadLimits
 	logLevel                       slog.Level
 	logFormat                      string
 	apiKey                         string // MOLGRAPH_API_KEY, env only
@@ -289,6 +300,24 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	c.maxJobsPerKey, e = s.nonNegativeInt("max-jobs-per-key")
 	collect(e)
 	c.maxJobs, e = s.nonNegativeInt("max-jobs")
+	if c.minFreeDisk, e = s.bytes("min-free-disk"); e != nil && strings.TrimSpace(s.str("min-free-disk")) == "0" {
+		c.minFreeDisk, e = 0, nil // no reserve
+	}
+	collect(e)
+	c.blobGCInterval, e = s.duration("blob-gc-interval")
+	collect(e)
+	c.blobGCGrace, e = s.duration("blob-gc-grace")
+	collect(e)
+	c.uploads.MaxDecompressedBytes, e = s.bytes("batch-max-upload-bytes")
+	collect(e)
+	c.uploads.MaxSpoolBytes, e = s.bytes("batch-max-spool-bytes")
+	collect(e)
+	var n int64
+	n, e = s.bytes("batch-max-smiles-line")
+	c.uploads.MaxSMILESLineBytes = int(n)
+	collect(e)
+	n, e = s.bytes("batch-max-sd-record")
+	c.uploads.MaxSDRecordBytes = int(n)
 	collect(e)
 	c.logFormat, e = s.oneOf("log-format", "json", "text")
 	collect(e)

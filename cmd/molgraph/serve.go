@@ -14,6 +14,7 @@ import (
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/handlers"
 	"github.com/molgraph/molgraph/internal/subproc"
+	"github.com/molgraph/molgraph/jobs/batch"
 	"github.com/molgraph/molgraph/parsers/gaussian"
 	"github.com/molgraph/molgraph/parsers/orca"
 	"github.com/molgraph/molgraph/parsers/psi4"
@@ -66,6 +67,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		return err
 	}
 	defer closeMolecules()
+	// Unreferenced blobs and the spools of ended batch jobs: collected now,
+	// every blob-gc-interval and after each batch job.
+	gc := graph.NewBlobCollector(store.Blobs(), func(ctx context.Context) (graph.BlobUses, error) {
+		return batch.BlobUses(ctx, store)
+	}, graph.CollectorOptions{Interval: cfg.blobGCInterval, Grace: cfg.blobGCGrace, Logger: log})
+	if err := gc.Start(); err != nil {
+		log.Error("blob collection at start failed", "error", err)
+	}
+	defer gc.Close()
+	if mols.Batch != nil {
+		mols.Batch.SetAfterRun(gc.Kick)
+	}
 	gate, err := shapes.NewGate()
 	if err != nil {
 		return err
@@ -84,6 +97,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		QM:           qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}},
 		Gate:         gate,
 		Molecules:    mols,
+		Uploads:      cfg.uploads,
 		Docking:      dock,
 		TempDirs:     tmp,
 		Query: handlers.QueryLimits{SPARQLTimeout: cfg.sparqlTimeout, SPARQLMaxRows: cfg.sparqlMaxRows,
@@ -141,7 +155,7 @@ func openStore(cfg serveConfig) (*graph.Store, error) {
 	// GOMEMLIMIT sets one: the live heap of a 100,000-molecule batch is
 	// some 0.5 GB, and without a limit the garbage collector lets the heap
 	// grow to twice that before it returns Badger's finished memtables.
-	opt := graph.Options{SyncWrites: cfg.syncWrites, MemoryLimitMB: 1024}
+	opt := graph.Options{SyncWrites: cfg.syncWrites, MinFreeBytes: cfg.minFreeDisk, MemoryLimitMB: 1024}
 	switch cfg.store {
 	case "memory":
 		return graph.OpenMemory(opt)

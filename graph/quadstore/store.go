@@ -51,7 +51,13 @@ const formatVersion = 4
 
 // Options configure a Store. The zero value is usable.
 type Options struct {
-	// SyncWrites makes every commit fsync before it returns.
+	// SyncWrites makes commits durable against power loss through Sync
+	// (group commit): a commit becomes visible when it returns, but its
+	// committed marker is written only by Sync, after the commit's entries
+	// are on disk, so a crash or power loss before Sync rolls the commit
+	// back at the next Open. Call Sync before acknowledging a commit.
+	// Without it, a commit writes its marker itself and survives the death
+	// of the process (kill -9), not a power loss.
 	SyncWrites bool
 	// CacheEntries bounds each of the two in-process term caches
 	// (term -> id and id -> term). Default 1<<18.
@@ -166,6 +172,15 @@ type Store struct {
 	closed    atomic.Bool
 	recovered bool
 
+	dir string
+	// Group commit (SyncWrites; sync.go): marker is the committed
+	// timestamp last written to disk by Sync; smu guards syncing.
+	marker  atomic.Uint64
+	smu     sync.Mutex
+	scond   *sync.Cond
+	syncing bool
+	rounds  atomic.Int64 // markers written by Sync (tests)
+
 	// Test hooks: failAfter > 0 stops a commit after that many entries, as
 	// a crash would; onWrite is called when a commit starts writing.
 	failAfter int
@@ -187,7 +202,11 @@ func Open(dir string, opt Options) (*Store, error) {
 	// one being flushed) bounds the memory.
 	bopt := badger.DefaultOptions(dir).
 		WithLogger(nil).
-		WithSyncWrites(opt.SyncWrites).
+		// Badger's own SyncWrites fsyncs every write request (the pending
+		// marker, each loader part, the committed marker: 3+ fsyncs per
+		// commit, serialised by our one writer) and, unlike Sync, never syncs
+		// a rotated memtable's log. Sync does the fsyncs once per group.
+		WithSyncWrites(false).
 		WithNumVersionsToKeep(1).
 		WithDetectConflicts(false).
 		WithMetricsEnabled(false).
@@ -211,7 +230,9 @@ func Open(dir string, opt Options) (*Store, error) {
 		terms:   newTermCache(opt.CacheEntries),
 		names:   newNameCache(opt.CacheEntries),
 		recs:    make(map[uint64]nodeRec),
+		dir:     dir,
 	}
+	s.scond = sync.NewCond(&s.smu)
 	if err := s.recover(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open quad store %s: %w", dir, err)
@@ -237,8 +258,13 @@ func (s *Store) Close() error {
 	s.stopBackground()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	// A clean close keeps every commit: the last marker is written.
+	serr := s.sync()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close quad store: %w", err)
+	}
+	if serr != nil {
+		return fmt.Errorf("close quad store: %w", serr)
 	}
 	return nil
 }
@@ -312,6 +338,7 @@ func (s *Store) recover() error {
 		return fmt.Errorf("recover: %w", err)
 	}
 	s.readTs.Store(committed)
+	s.marker.Store(committed)
 	s.nextTs = max(committed, pending, s.db.MaxVersion()) + 1
 	if s.st, err = s.readState(committed); err != nil {
 		return fmt.Errorf("recover: %w", err)
@@ -577,11 +604,21 @@ func (s *Store) commit(o commitOpts, write func(w *batchWriter) error) (uint64, 
 	if err == nil && !w.started {
 		return 0, nil // nothing to commit
 	}
-	if err == nil {
-		err = putMarker(s.db, keyCommitted, ts)
-	}
-	if err == nil && s.opt.SyncWrites {
-		err = s.db.Sync()
+	if err == nil && (!s.opt.SyncWrites || o.always) {
+		// Under SyncWrites, Sync writes the marker once the entries are
+		// on disk (a rollback's marker is written at once).
+		if s.opt.SyncWrites {
+			err = s.syncFiles()
+		}
+		if err == nil {
+			err = putMarker(s.db, keyCommitted, ts)
+		}
+		if err == nil && s.opt.SyncWrites {
+			err = s.syncFiles()
+		}
+		if err == nil {
+			s.marker.Store(ts)
+		}
 	}
 	if err != nil {
 		if w.started {
@@ -599,7 +636,8 @@ func (s *Store) commit(o commitOpts, write func(w *batchWriter) error) (uint64, 
 // updateDiscard lets Badger drop versions no open snapshot can see.
 func (s *Store) updateDiscard() {
 	s.rmu.Lock()
-	low := s.readTs.Load()
+	// Versions a rollback to the marker on disk needs stay too.
+	low := min(s.readTs.Load(), s.marker.Load())
 	for ts := range s.readers {
 		low = min(low, ts)
 	}

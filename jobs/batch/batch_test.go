@@ -120,7 +120,11 @@ func TestRegisterIdempotentAnd3D(t *testing.T) {
 func spoolLines(t testing.TB, st *graph.Store, lines []string, max int) (graph.BlobRef, int, error) {
 	t.Helper()
 	rr := sdf.NewSMILESReader(strings.NewReader(strings.Join(lines, "\n")), 0)
-	return batch.Spool(st.Blobs(), batch.FileSource(rr, chem.FormatSMILES, false), max)
+	ref, n, unpin, err := batch.Spool(st.Blobs(), batch.FileSource(rr, chem.FormatSMILES, false), batch.Limits{MaxRecords: max})
+	if unpin != nil {
+		unpin()
+	}
+	return ref, n, err
 }
 
 func TestSpoolTooLarge(t *testing.T) {

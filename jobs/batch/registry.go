@@ -47,6 +47,14 @@ var (
 	// ErrBadUpload: an upload or one of its records is malformed (not an SD
 	// or SMILES file, a JSON record without content, an unknown format).
 	ErrBadUpload = errors.New("bad upload")
+	// ErrUploadTooLarge: an upload decompresses to more bytes than allowed,
+	// or its spool would exceed its limit.
+	ErrUploadTooLarge = errors.New("upload too large")
+	// ErrRecordTooLarge: one record of an upload (an SD record, a SMILES
+	// line) exceeds its limit; the upload is refused.
+	ErrRecordTooLarge = errors.New("record too large")
+	// ErrEmptyUpload: an upload holds no record.
+	ErrEmptyUpload = errors.New("the upload holds no records")
 	// ErrNoConformer: a 3D structure was asked of a molecule without one.
 	ErrNoConformer = errors.New("molecule has no 3D conformer")
 )

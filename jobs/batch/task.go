@@ -100,7 +100,13 @@ type Task struct {
 	opt TaskOptions
 	// Wall time spent, over all jobs (nanoseconds; see Stats).
 	chemNS, chemCPUNS, planNS, commitNS, records atomic.Int64
+	afterRun                                     atomic.Pointer[func()]
 }
+
+// SetAfterRun sets a function called whenever Run returns: serve wires the
+// blob collector's Kick to it, so that the spool of a job that ended is
+// deleted soon after (see BlobUses). It may be called while jobs run.
+func (t *Task) SetAfterRun(fn func()) { t.afterRun.Store(&fn) }
 
 // Stats says where a Task's time went, summed over every job it ran: wall
 // time of the chemistry of whole chunks (parallel, overlapping the
@@ -157,10 +163,21 @@ type result struct {
 
 // Run processes the job's spool from its processed count on.
 func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) error {
+	defer func() {
+		if fn := t.afterRun.Load(); fn != nil && *fn != nil {
+			(*fn)()
+		}
+	}()
 	if j.Source == nil {
 		return fmt.Errorf("batch %s: %w: no spooled upload", j.ID, ErrBadUpload)
 	}
 	counts := CountsOf(&j)
+	if counts.Total > 0 && counts.Processed >= counts.Total {
+		// Every record is committed (a crash came before the job's end
+		// was stored): the spool may be collected already, and is not
+		// needed.
+		return nil
+	}
 	sp, err := openSpool(t.reg.store.Blobs(), j.Source.SHA256, int(counts.Processed))
 	if err != nil {
 		return fmt.Errorf("batch %s: %w", j.ID, err)
