@@ -159,9 +159,6 @@ func Open(dir string, opt Options) (*Store, error) {
 	// The term caches hold a million entries each: enough for the working
 	// set of queries over a few hundred thousand resources, which would
 	// otherwise read a term from Badger for most rows.
-	if err := space(dir, opt.MinFreeBytes); err != nil && !errors.Is(err, ErrNoSpace) {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
 	qs, err := quadstore.Open(filepath.Join(dir, "quads"), quadstore.Options{SyncWrites: opt.SyncWrites, CacheEntries: 1 << 20, MemoryLimitMB: opt.MemoryLimitMB})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)

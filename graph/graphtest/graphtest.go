@@ -41,6 +41,7 @@ func Run(t *testing.T, f Factory) {
 		{"LargeGraphAtomic", testLargeGraph},
 		{"ConcurrentReadersSeeWholeGraphs", testConcurrent},
 		{"Blobs", testBlobs},
+		{"BlobCollect", testBlobCollect},
 		{"Reopen", testReopen},
 		{"Closed", testClosed},
 	}
@@ -700,5 +701,117 @@ func testClosed(t *testing.T, f Factory) {
 	}
 	if err := s.Ready(ctx); !errors.Is(err, graph.ErrClosed) {
 		t.Errorf("Ready after Close: %v", err)
+	}
+}
+
+// testBlobCollect checks what Blobs.Collect and Discard remove: an
+// unreferenced blob once older than the grace period, a released one at
+// once; never a referenced or pinned blob, nor one that a Put renewed after
+// the graph was read.
+func testBlobCollect(t *testing.T, f Factory) {
+	s, _ := open(t, f, graph.Options{})
+	defer s.Close()
+	b := s.Blobs()
+	ctx := context.Background()
+	put := func(data string) string {
+		t.Helper()
+		ref, err := b.PutBytes([]byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ref.SHA256
+	}
+	collect := func(use graph.BlobUses, grace time.Duration) graph.CollectStats {
+		t.Helper()
+		st, err := b.Collect(ctx, use, grace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	const tick = 30 * time.Millisecond // above the file system's time granularity
+	unref := func(string) graph.BlobUse { return graph.BlobUnreferenced }
+
+	old := put("unreferenced")
+	if st := collect(unref, time.Hour); st.Blobs != 0 || !b.Has(old) {
+		t.Errorf("a young unreferenced blob was collected: %+v", st)
+	}
+	time.Sleep(tick)
+	if st := collect(unref, tick/2); st.Blobs != 1 || b.Has(old) {
+		t.Errorf("an old unreferenced blob was kept: %+v", st)
+	}
+
+	ref := put("referenced")
+	released := put("released")
+	uses := func(sha string) graph.BlobUse {
+		switch sha {
+		case ref:
+			return graph.BlobReferenced
+		case released:
+			return graph.BlobReleased
+		}
+		return graph.BlobUnreferenced
+	}
+	time.Sleep(tick)
+	if st := collect(uses, time.Hour); st.Blobs != 1 || !b.Has(ref) || b.Has(released) {
+		t.Errorf("referenced %v (want kept), released %v (want removed): %+v", b.Has(ref), b.Has(released), st)
+	}
+	collect(uses, 0)
+	if !b.Has(ref) {
+		t.Error("a referenced blob was collected")
+	}
+
+	// A pin protects a blob whatever its age and use.
+	pinned, unpin, err := b.PutPinned(strings.NewReader("pinned"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(tick)
+	all := func(string) graph.BlobUse { return graph.BlobReleased }
+	collect(all, 0)
+	if !b.Has(pinned.SHA256) {
+		t.Error("a pinned blob was collected")
+	}
+	unpin()
+	unpin() // a second call does nothing
+	collect(all, 0)
+	if b.Has(pinned.SHA256) {
+		t.Error("an unpinned released blob was kept")
+	}
+
+	// A Put of the same bytes after the graph was read renews the blob, as
+	// a concurrent upload that will reference it does.
+	again := put("put again")
+	time.Sleep(tick)
+	renewing := func(sha string) graph.BlobUse {
+		if sha == again {
+			put("put again")
+		}
+		return graph.BlobUnreferenced
+	}
+	collect(renewing, tick/2)
+	if !b.Has(again) {
+		t.Error("a blob put again during the collection was removed")
+	}
+
+	// Discard: kept while pinned by another Put or referenced.
+	d1, un1, err := b.PutPinned(strings.NewReader("discard"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, un2, err := b.PutPinned(strings.NewReader("discard"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	un1()
+	if err := b.Discard(d1.SHA256, unref); err != nil || !b.Has(d1.SHA256) {
+		t.Errorf("discard of a blob pinned by another put: %v, present %v", err, b.Has(d1.SHA256))
+	}
+	un2()
+	if err := b.Discard(d1.SHA256, func(string) graph.BlobUse { return graph.BlobReferenced }); err != nil || !b.Has(d1.SHA256) {
+		t.Errorf("discard of a referenced blob: %v, present %v", err, b.Has(d1.SHA256))
+	}
+	if err := b.Discard(d1.SHA256, unref); err != nil || b.Has(d1.SHA256) {
+		t.Errorf("discard: %v, present %v", err, b.Has(d1.SHA256))
 	}
 }
