@@ -81,6 +81,11 @@ type QueryLimits struct {
 	// query_too_large. A form body may be up to three times as long plus
 	// 64 KiB, for the percent-encoding and the other parameters.
 	SPARQLMaxQuery int
+	// SPARQLMaxLiteral is the longest literal a SPARQL string function or
+	// GROUP_CONCAT may build (sparql.Options.MaxLiteral; default
+	// sparql.DefaultMaxLiteral); past it the expression is an error
+	// (unbound, or false in FILTER), not a failed request.
+	SPARQLMaxLiteral int
 	// GraphQLMaxDepth is the deepest selection nesting a GraphQL query may
 	// have (default DefaultGraphQLMaxDepth).
 	GraphQLMaxDepth int
@@ -348,7 +353,9 @@ func (s *Server) sparqlRoutes() []Route {
 		"Limits: the query timeout (503 query_timeout) and the row cap (400 row_limit_exceeded) are configured " +
 		"with MOLGRAPH_SPARQL_TIMEOUT and MOLGRAPH_SPARQL_MAX_ROWS; a query text longer than MOLGRAPH_SPARQL_MAX_QUERY " +
 		"(default 1 MiB) is 413 query_too_large; a syntax error, or nesting deeper than 256 levels, is 400 malformed_query with " +
-		"the line and column in errors[0].message. Unknown parameters are ignored."
+		"the line and column in errors[0].message. A string function or GROUP_CONCAT that would build a literal longer than " +
+		"MOLGRAPH_SPARQL_MAX_LITERAL (default 1 MiB) is an expression error (the variable stays unbound; FILTER is false). " +
+		"Unknown parameters are ignored."
 	common := []Param{
 		{Name: "default-graph-uri", In: "query", Description: "A graph of the default graph (repeatable); overrides FROM.", Schema: Schema{"type": "string"}},
 		{Name: "named-graph-uri", In: "query", Description: "A named graph of the dataset (repeatable); overrides FROM NAMED.", Schema: Schema{"type": "string"}},
@@ -426,7 +433,8 @@ func (s *Server) sparqlQuery(w http.ResponseWriter, r *http.Request) error {
 	// engine.
 	ctx, cancel := context.WithTimeout(r.Context(), lim.SPARQLTimeout)
 	defer cancel()
-	res, err := sparql.Exec(ctx, store, q, sparql.Options{Dataset: req.dataset, Timeout: lim.SPARQLTimeout, MaxRows: lim.SPARQLMaxRows})
+	res, err := sparql.Exec(ctx, store, q, sparql.Options{Dataset: req.dataset, Timeout: lim.SPARQLTimeout, MaxRows: lim.SPARQLMaxRows,
+		MaxLiteral: lim.SPARQLMaxLiteral})
 	if err != nil {
 		return s.execError(err, lim)
 	}

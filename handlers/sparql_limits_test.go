@@ -72,3 +72,27 @@ func TestSPARQLDeepNesting(t *testing.T) {
 		})
 	}
 }
+
+// TestSPARQLLiteralLimit: the doubling query of issue 15 answers at once
+// with the over-long steps unbound (SPARQL's error semantics), through the
+// endpoint and its configured limit.
+func TestSPARQLLiteralLimit(t *testing.T) {
+	f, _ := newQueryFixture(t, QueryLimits{SPARQLMaxLiteral: 1 << 10})
+	var b strings.Builder
+	b.WriteString(`SELECT ?n9 ?v32 WHERE { BIND("ab" AS ?v0) `)
+	for i := 0; i < 32; i++ {
+		b.WriteString("BIND(CONCAT(?v" + queryItoa(i) + ", ?v" + queryItoa(i) + ") AS ?v" + queryItoa(i+1) + ") ")
+	}
+	b.WriteString("BIND(STRLEN(?v9) AS ?n9) }")
+	rec := f.do(t, "POST", "/v1/sparql", "read", strings.NewReader(b.String()), "Content-Type", sparqlType)
+	if rec.Code != 200 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	res := decodeResults(t, rec.Body.Bytes())
+	if got := res.column("n9"); len(got) != 1 || got[0] != "1024" {
+		t.Fatalf("n9 %v", got)
+	}
+	if got := res.column("v32"); len(got) != 1 || got[0] != "" {
+		t.Fatalf("v32 %v", got)
+	}
+}

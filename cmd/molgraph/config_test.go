@@ -31,6 +31,7 @@ func TestServeConfigDefaults(t *testing.T) {
 	// durability, disk and upload limits
 	want.syncWrites, want.minFreeDisk, want.blobGCInterval, want.blobGCGrace = true, 1<<30, 10*time.Minute, time.Hour
 	want.uploads = handlers.UploadLimits{MaxDecompressedBytes: 512 << 20, MaxSpoolBytes: 576 << 20, MaxSMILESLineBytes: 64 << 10, MaxSDRecordBytes: 1 << 20}
+	want.sparqlMaxLiteral = 1 << 20
 	if c != want {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
 	}

@@ -101,7 +101,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		Docking:      dock,
 		TempDirs:     tmp,
 		Query: handlers.QueryLimits{SPARQLTimeout: cfg.sparqlTimeout, SPARQLMaxRows: cfg.sparqlMaxRows,
-			SPARQLMaxQuery:  int(cfg.sparqlMaxQuery),
+			SPARQLMaxQuery: int(cfg.sparqlMaxQuery), SPARQLMaxLiteral: int(cfg.sparqlMaxLiteral),
 			GraphQLMaxDepth: cfg.graphqlMaxDepth, GraphQLMaxCost: cfg.graphqlMaxCost},
 		Admission: adm,
 		Logger:    log,

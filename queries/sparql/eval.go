@@ -43,7 +43,21 @@ type Options struct {
 	MaxRows int
 	// Now fixes the value of NOW() (zero: the time the query starts).
 	Now time.Time
+	// MaxLiteral is the longest literal (in bytes of its lexical form) a
+	// string function (CONCAT, REPLACE, UCASE, ENCODE_FOR_URI, SUBSTR,
+	// STRBEFORE, IRI, BNODE, ...) or GROUP_CONCAT may build, and bounds the
+	// size of decimal arithmetic results the same way (digits of their
+	// literal). A longer result is an expression error, with SPARQL's error
+	// semantics: the variable of a BIND or SELECT expression stays unbound,
+	// a FILTER is false, the aggregate is unbound. It is checked before the
+	// result is built where the result could be much longer than its
+	// arguments. 0 means DefaultMaxLiteral; negative, no limit.
+	MaxLiteral int
 }
+
+// DefaultMaxLiteral is Options.MaxLiteral when it is 0: 1 MiB. Without a
+// limit, 32 chained BIND(CONCAT(?v, ?v) AS ?w) built a 4 GiB string.
+const DefaultMaxLiteral = 1 << 20
 
 // row is a solution: one value per variable slot, nil when unbound.
 type row []quad.Value
@@ -90,6 +104,8 @@ type exec struct {
 	// idm is the read view's term ids, when it has them (nil otherwise):
 	// BGPs then track the id of each term they bind from the source.
 	idm idSource
+	// maxLiteral is Options.MaxLiteral with the default applied (0: none).
+	maxLiteral int
 }
 
 type memoKey struct {
@@ -110,6 +126,12 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, now: opts.Now}
 	if ex.now.IsZero() {
 		ex.now = time.Now()
+	}
+	switch {
+	case opts.MaxLiteral == 0:
+		ex.maxLiteral = DefaultMaxLiteral
+	case opts.MaxLiteral > 0:
+		ex.maxLiteral = opts.MaxLiteral
 	}
 	ds := opts.Dataset
 	if ds == nil || len(ds.Default) == 0 && len(ds.Named) == 0 {

@@ -52,7 +52,11 @@ func (ex *exec) evalExpr(e expr, g gctx, r row) (quad.Value, error) {
 		}
 		return boolValue(found != x.not), nil
 	case *eCall:
-		return ex.evalCall(x, g, r)
+		v, err := ex.evalCall(x, g, r)
+		if err == nil && ex.maxLiteral > 0 && buildsStrings(x.name) && lexicalLen(v) > ex.maxLiteral {
+			return nil, errEval
+		}
+		return v, err
 	case *eFunc:
 		return ex.evalFunc(x, g, r)
 	}
@@ -155,9 +159,49 @@ func (ex *exec) evalOp(x *eOp, g gctx, r row) (quad.Value, error) {
 		if err != nil {
 			return nil, err
 		}
+		if ex.bigNum(n) {
+			return nil, errEval
+		}
 		return arithLiteral(n, ints), nil
 	}
 	return nil, errEval
+}
+
+// buildsStrings reports whether the built-in function name returns a
+// string (or IRI or blank node) made from its arguments, whose length
+// Options.MaxLiteral bounds. IF and COALESCE return an argument as it is.
+func buildsStrings(name string) bool {
+	switch name {
+	case "STR", "IRI", "URI", "BNODE", "CONCAT", "UCASE", "LCASE", "ENCODE_FOR_URI",
+		"STRBEFORE", "STRAFTER", "STRLANG", "STRDT", "REPLACE", "SUBSTR":
+		return true
+	}
+	return false
+}
+
+// lexicalLen is the length of a term's lexical form (0 for nil).
+func lexicalLen(v quad.Value) int {
+	switch x := v.(type) {
+	case quad.String:
+		return len(x)
+	case quad.LangString:
+		return len(x.Value)
+	case quad.TypedString:
+		return len(x.Value)
+	case quad.IRI:
+		return len(x)
+	case quad.BNode:
+		return len(x)
+	}
+	return 0
+}
+
+// bigNum reports whether n is a decimal too large for Options.MaxLiteral:
+// about MaxLiteral digits (3.33 bits a digit, numerator and denominator
+// together), so that chained multiplications cannot double a number's size
+// without bound as CONCAT doubled strings.
+func (ex *exec) bigNum(n num) bool {
+	return n.k == kDec && ex.maxLiteral > 0 && n.r.Num().BitLen()+n.r.Denom().BitLen() > 4*ex.maxLiteral
 }
 
 // isArith reports whether x is binary + - * /.
@@ -378,7 +422,17 @@ func (ex *exec) evalCall(x *eCall, g gctx, r row) (quad.Value, error) {
 		}
 		return roundNum(x.name, n).value(), nil
 	case "CONCAT":
+		// The length is checked before anything is copied: the arguments
+		// may each be up to the limit long.
+		total := 0
+		for _, a := range args {
+			total += lexicalLen(a)
+		}
+		if ex.maxLiteral > 0 && total > ex.maxLiteral {
+			return nil, errEval
+		}
 		var b strings.Builder
+		b.Grow(total)
 		lang, first := "", true
 		for _, a := range args {
 			s, l, ok := stringLit(a)
@@ -524,7 +578,11 @@ func (ex *exec) evalCall(x *eCall, g gctx, r row) (quad.Value, error) {
 		if err != nil || re.MatchString("") {
 			return nil, errEval
 		}
-		return strLike(re.ReplaceAllString(s, convertReplacement(rep)), lang), nil
+		tmpl := convertReplacement(rep)
+		if ex.maxLiteral > 0 && !replaceFits(re, s, tmpl, ex.maxLiteral) {
+			return nil, errEval
+		}
+		return strLike(re.ReplaceAllString(s, tmpl), lang), nil
 	case "SUBSTR":
 		s, lang, ok := stringLit(args[0])
 		if !ok {
@@ -667,6 +725,41 @@ func removeRegexSpace(p string) string {
 	return b.String()
 }
 
+// replaceFits reports whether re.ReplaceAllString(s, tmpl) is at most max
+// bytes long, without building it. Matches are not empty (REPLACE refuses
+// a pattern that matches "") and do not overlap, so there are at most
+// len(s) of them, and the texts a group reference copies add up to at most
+// len(s) over all matches: the result is at most
+// len(s) * (1 + len(tmpl) + refs). Only when that crude bound is too large
+// are the matches counted, by a pass that builds nothing longer than s.
+func replaceFits(re *regexp.Regexp, s, tmpl string, max int) bool {
+	// lit bytes of tmpl are copied as they are, refs are "${n}" references
+	// (convertReplacement's output).
+	refs := strings.Count(tmpl, "${")
+	lit := len(tmpl)
+	for rest := tmpl; ; {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			break
+		}
+		lit -= j + 1
+		rest = rest[i+j+1:]
+	}
+	if len(s)*(1+lit+refs) <= max {
+		return true
+	}
+	n := len(s)
+	re.ReplaceAllStringFunc(s, func(m string) string {
+		n += lit + (refs-1)*len(m)
+		return ""
+	})
+	return n <= max
+}
+
 // convertReplacement turns XPath "$1" references into Go's "${1}".
 func convertReplacement(s string) string {
 	var b strings.Builder
@@ -798,6 +891,9 @@ func (ex *exec) evalFunc(x *eFunc, g gctx, r row) (quad.Value, error) {
 		n, ints, err := arithNum(op.op, args[0], args[1])
 		if err != nil {
 			return nil, err
+		}
+		if ex.bigNum(n) {
+			return nil, errEval
 		}
 		switch n.k {
 		case kDouble, kFloat, kInt:

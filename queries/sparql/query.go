@@ -445,6 +445,7 @@ type aggState struct {
 	best     quad.Value
 	sample   quad.Value
 	parts    []string
+	size     int // GROUP_CONCAT: bytes of parts and separators
 	lang     string
 	langMix  bool
 	distinct map[string]bool
@@ -594,7 +595,7 @@ func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 			st.sum, st.hasSum = n, true
 		} else {
 			s, err := arith("+", st.sum, n)
-			if err != nil {
+			if err != nil || ex.bigNum(s) {
 				st.err = true
 				return nil
 			}
@@ -628,6 +629,16 @@ func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 			st.lang = lang
 		} else if st.lang != lang {
 			st.langMix = true
+		}
+		if len(st.parts) > 0 {
+			st.size += len(a.sep)
+		}
+		st.size += len(s)
+		if ex.maxLiteral > 0 && st.size > ex.maxLiteral {
+			// Past the literal limit the aggregate is an error (unbound);
+			// the parts are dropped at once.
+			st.err, st.parts = true, nil
+			return nil
 		}
 		st.parts = append(st.parts, s)
 	}
