@@ -55,9 +55,22 @@ type memBlob struct {
 	at   time.Time
 }
 
+// openDirBlobs opens the blob store in dir. What is left in dir/tmp is the
+// unfinished Puts of a process that died (no Put runs before the store is
+// open), so it is removed.
 func openDirBlobs(dir string, minFree int64) (*Blobs, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o750); err != nil {
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o750); err != nil {
 		return nil, fmt.Errorf("open blobs: %w", noSpace(err))
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		return nil, fmt.Errorf("open blobs: %w", err)
+	}
+	for _, f := range left {
+		if err := os.RemoveAll(filepath.Join(tmp, f.Name())); err != nil {
+			return nil, fmt.Errorf("open blobs: %w", err)
+		}
 	}
 	return &Blobs{dir: dir, minFree: minFree, pins: map[string]int{}, now: time.Now}, nil
 }
