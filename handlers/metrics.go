@@ -90,6 +90,13 @@ func (s *Server) limits() []limit {
 		out = append(out, limit{name: "batch_max_records", help: "Most records in one batch upload (413 batch_too_large).",
 			value: float64(s.cfg.Molecules.MaxBatchRecords)})
 	}
+	if t := s.cfg.Docking.Task; t != nil {
+		o := t.Options()
+		out = append(out,
+			limit{name: "vina_workers", help: "Vina processes of one docking job at once.", value: float64(o.Workers)},
+			limit{name: "vina_ligand_timeout_seconds", help: "Longest vina run for one ligand; past it the ligand fails (time limit exceeded).",
+				value: o.LigandTimeout.Seconds()})
+	}
 	var al admission.Limits
 	if s.cfg.Admission != nil {
 		al = s.cfg.Admission.Limits()

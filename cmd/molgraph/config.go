@@ -70,6 +70,8 @@ func serveOptions() []option {
 		{"batch-max-spool-bytes", "MOLGRAPH_BATCH_MAX_SPOOL_BYTES", "576MiB", "largest spool (the upload's records as JSON lines) written to the data directory; past it: 413 upload_too_large"},
 		{"batch-max-smiles-line", "MOLGRAPH_BATCH_MAX_SMILES_LINE", "64KiB", "longest line of a SMILES or InChI batch file; past it the upload is refused: 413 record_too_large"},
 		{"batch-max-sd-record", "MOLGRAPH_BATCH_MAX_SD_RECORD", "1MiB", "largest record of an SD batch file; past it the upload is refused: 413 record_too_large"},
+		{"vina-workers", "MOLGRAPH_VINA_WORKERS", "0", "vina processes of one docking job at once (0: one per CPU)"},
+		{"vina-timeout", "MOLGRAPH_VINA_TIMEOUT", "30m", "longest vina run for one ligand; past it the ligand fails (time limit exceeded) and the job goes on"},
 		{"log-level", "MOLGRAPH_LOG_LEVEL", "info", "debug, info, warn or error"},
 		{"log-format", "MOLGRAPH_LOG_FORMAT", "json", "json or text (logs go to stderr)"},
 	}
@@ -225,6 +227,8 @@ type serveConfig struct {
 	logFormat                      string
 	apiKey                         string // MOLGRAPH_API_KEY, env only
 	tmpDir                         string
+	vinaWorkers                    int
+	vinaTimeout                    time.Duration
 }
 
 func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, error) {
@@ -301,6 +305,10 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	if c.admissionWait, e = time.ParseDuration(strings.TrimSpace(s.str("admission-wait"))); e != nil || c.admissionWait < 0 {
 		collect(fmt.Errorf("%w: %s: %q is not a duration >= 0 such as 2s", errUsage, s.src["admission-wait"], s.str("admission-wait")))
 	}
+	c.vinaWorkers, e = s.nonNegativeInt("vina-workers")
+	collect(e)
+	c.vinaTimeout, e = s.duration("vina-timeout")
+	collect(e)
 	c.maxJobsPerKey, e = s.nonNegativeInt("max-jobs-per-key")
 	collect(e)
 	c.maxJobs, e = s.nonNegativeInt("max-jobs")

@@ -23,7 +23,7 @@ func TestServeConfigDefaults(t *testing.T) {
 		maxBody: 64 << 20, maxJSONBody: 1 << 20, readHeaderTimeout: 10 * time.Second, readTimeout: 5 * time.Minute,
 		writeTimeout: 10 * time.Minute, idleTimeout: 2 * time.Minute, shutdownTimeout: 30 * time.Second,
 		sparqlTimeout: 30 * time.Second, sparqlMaxRows: 100_000, graphqlMaxDepth: 10, graphqlMaxCost: 10_000,
-		jobWorkers: 1, batchMaxRecords: 100_000, tmpDir: "data/tmp",
+		jobWorkers: 1, batchMaxRecords: 100_000, tmpDir: "data/tmp", vinaTimeout: 30 * time.Minute,
 		rateLimit: 200, rateBurst: 400, maxInFlight: "sparql=8,graphql=8,chem=32,upload=4,qm=4,receptor=2,docking=8,export=2",
 		admissionWait: 2 * time.Second, maxJobsPerKey: 16, maxJobs: 256,
 		logLevel: slog.LevelInfo, logFormat: "json"}
@@ -43,6 +43,7 @@ func TestServeConfigPrecedence(t *testing.T) {
 		"MOLGRAPH_MAX_JSON_BODY": "2KiB", "MOLGRAPH_STORE": "Memory", "MOLGRAPH_LOG_LEVEL": "debug",
 		"MOLGRAPH_API_KEY": "k", "MOLGRAPH_SYNC_WRITES": "yes", "MOLGRAPH_WRITE_TIMEOUT": "1h",
 		"MOLGRAPH_SPARQL_TIMEOUT": "2s", "MOLGRAPH_SPARQL_MAX_ROWS": "50", "MOLGRAPH_TMP_DIR": "/scratch/mg",
+		"MOLGRAPH_VINA_WORKERS": "3", "MOLGRAPH_VINA_TIMEOUT": "90s",
 	})
 	c, err := loadServeConfig([]string{"--addr", ":7000", "--max-body=1048576"}, io.Discard, e)
 	if err != nil {
@@ -50,7 +51,8 @@ func TestServeConfigPrecedence(t *testing.T) {
 	}
 	if c.addr != ":7000" || c.dataDir != "/srv/mg" || c.maxBody != 1<<20 || c.maxJSONBody != 2048 ||
 		c.store != "memory" || c.logLevel != slog.LevelDebug || c.apiKey != "k" || !c.syncWrites || c.writeTimeout != time.Hour ||
-		c.sparqlTimeout != 2*time.Second || c.sparqlMaxRows != 50 || c.tmpDir != "/scratch/mg" {
+		c.sparqlTimeout != 2*time.Second || c.sparqlMaxRows != 50 || c.tmpDir != "/scratch/mg" ||
+		c.vinaWorkers != 3 || c.vinaTimeout != 90*time.Second {
 		t.Fatalf("got %+v", c)
 	}
 	// 10MB is decimal: 10,000,000 bytes.
@@ -88,6 +90,8 @@ func TestServeConfigErrors(t *testing.T) {
 		{"bad in-flight value", nil, map[string]string{"MOLGRAPH_MAX_IN_FLIGHT": "chem=lots"}},
 		{"negative wait", []string{"--admission-wait", "-1s"}, nil},
 		{"bad job cap", []string{"--max-jobs-per-key", "x"}, nil},
+		{"negative vina workers", []string{"--vina-workers", "-1"}, nil},
+		{"zero vina timeout", nil, map[string]string{"MOLGRAPH_VINA_TIMEOUT": "0s"}},
 	}
 	for _, tt := range tests {
 		_, err := loadServeConfig(tt.args, io.Discard, envOf(tt.env))

@@ -49,7 +49,8 @@ func moleculeServices(cfg serveConfig, store *graph.Store, tmp *subproc.TempDirs
 	if vina, err := docking.NewVina(context.Background(), ""); err != nil {
 		log.Warn("docking disabled: AutoDock Vina not found", "error", err)
 	} else {
-		dockTask = jobsdocking.NewTask(reg, vina.WithTempDirs(tmp), jobsdocking.Options{})
+		dockTask = jobsdocking.NewTask(reg, vina.WithTempDirs(tmp),
+			jobsdocking.Options{Workers: cfg.vinaWorkers, LigandTimeout: cfg.vinaTimeout})
 		tasks = append(tasks, dockTask)
 	}
 	runner, err := jobs.NewRunner(store, cfg.baseIRI, tasks, jobs.Options{Workers: cfg.jobWorkers,

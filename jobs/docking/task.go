@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cayleygraph/quad"
 
@@ -55,8 +56,12 @@ func (e *UnknownLigandsError) Unwrap() error { return ErrUnknownLigands }
 
 // Options tune a Task.
 type Options struct {
-	// Workers is the number of concurrent vina processes (0: NumCPU).
+	// Workers is the number of concurrent vina processes of one job (0:
+	// NumCPU).
 	Workers int
+	// LigandTimeout bounds one ligand's vina run; past it the ligand
+	// fails with docking.ErrTimeout (0: docking.DefaultLigandTimeout).
+	LigandTimeout time.Duration
 }
 
 // Task runs docking jobs; it implements jobs.Task.
@@ -78,6 +83,16 @@ func NewTask(reg *batch.Registry, vina *dk.Vina, opt Options) *Task {
 		opt.Workers = runtime.NumCPU()
 	}
 	return &Task{store: reg.Store(), reg: reg, vina: vina, base: reg.Base(), opt: opt}
+}
+
+// Options are the task's options, defaults filled in (LigandTimeout 0
+// is docking.DefaultLigandTimeout).
+func (t *Task) Options() Options {
+	o := t.opt
+	if o.LigandTimeout == 0 {
+		o.LigandTimeout = dk.DefaultLigandTimeout
+	}
+	return o
 }
 
 // Class is mg:DockingJob.
@@ -465,7 +480,8 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 	prog := rec.Progress
 	set := rec.Settings
 	b := &dk.Batch{Vina: t.vina, Receptor: recPDBQT, Box: dk.Box{Center: set.Center, Size: set.Size},
-		Params:  dk.Params{Exhaustiveness: set.Exhaustiveness, NumModes: set.NumModes, EnergyRange: set.EnergyRange, Seed: set.Seed},
+		Params: dk.Params{Exhaustiveness: set.Exhaustiveness, NumModes: set.NumModes, EnergyRange: set.EnergyRange, Seed: set.Seed,
+			Timeout: t.opt.LigandTimeout},
 		Workers: t.opt.Workers}
 
 	var mu sync.Mutex // guards prog and the commit order

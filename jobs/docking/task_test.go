@@ -51,6 +51,12 @@ type fixture struct {
 // from the crystal SDF.
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureWith(t, Options{Workers: 1})
+}
+
+// newFixtureWith is newFixture with the task's options.
+func newFixtureWith(t *testing.T, opt Options) *fixture {
+	t.Helper()
 	vina, err := dk.NewVina(context.Background(), "")
 	if err != nil {
 		t.Skipf("vina: %v", err)
@@ -73,7 +79,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	storeReceptor(t, st, ontology.ReceptorPocket{ID: "p1", Rank: 1, Center: [3]float64{15.190, 53.903, 16.917},
 		Size: [3]float64{20, 20, 20}, Score: 1})
-	task := NewTask(reg, vina, Options{Workers: 1})
+	task := NewTask(reg, vina, opt)
 	r, err := jobs.NewRunner(st, base, []jobs.Task{task}, jobs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -224,5 +230,27 @@ func TestCancel(t *testing.T) {
 		if strings.Contains(string(cmd), "vina") && strings.Contains(string(stat), " "+strconv.Itoa(os.Getpid())+" ") {
 			t.Errorf("orphan vina process %s: %q", e.Name(), cmd)
 		}
+	}
+}
+
+// TestLigandTimeout: a ligand whose vina run passes Options.LigandTimeout
+// fails with a timeout (vina killed, nothing left running), and a job
+// whose every ligand failed ends failed.
+func TestLigandTimeout(t *testing.T) {
+	f := newFixtureWith(t, Options{Workers: 1, LigandTimeout: 300 * time.Millisecond})
+	// Imatinib at exhaustiveness 8 takes about a minute.
+	j := f.submit(t, Request{Receptor: "rec-1iep", Ligands: []string{f.mol.ID}, Params: dk.Params{Exhaustiveness: 8}})
+	r := f.wait(t, j.ID, time.Minute)
+	if r.Status != "failed" || r.Progress.Failed != 1 || r.Progress.Finished != 0 {
+		t.Fatalf("job: %s, progress %+v", r.Status, r.Progress)
+	}
+	_, failure, err := f.task.Result(context.Background(), j.IRI, f.mol.ID)
+	if err != nil || failure == nil || !strings.Contains(failure.Error, dk.ErrTimeout.Error()) || !strings.Contains(failure.Error, "300ms") {
+		t.Fatalf("failure %+v (%v), want the 300ms time limit", failure, err)
+	}
+	if ps := sharedtest.Procs(func(p sharedtest.Proc) bool {
+		return p.PPid == os.Getpid() && filepath.Base(p.Args[0]) == "vina"
+	}); len(ps) > 0 {
+		t.Errorf("vina still runs: %+v", ps)
 	}
 }
