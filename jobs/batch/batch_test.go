@@ -402,7 +402,14 @@ func TestBatchThroughput(t *testing.T) {
 		n = v
 	}
 	lines := readNCI(t, n)
-	st := openStore(t, t.TempDir())
+	// Durable commits (group commit) as the server's default; MOLGRAPH_BATCH_SYNC=off
+	// measures without them.
+	sync := os.Getenv("MOLGRAPH_BATCH_SYNC") != "off"
+	st, err := graph.Open(t.TempDir(), graph.Options{SyncWrites: sync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("sync writes: %v", sync)
 	if os.Getenv("MOLGRAPH_BATCH_STORE") == "memory" { // to separate the store's cost
 		st.Close()
 		st, _ = graph.OpenMemory(graph.Options{})
