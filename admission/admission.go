@@ -84,7 +84,7 @@ func DefaultLimits() Limits {
 		Rate:  200,
 		Burst: 400,
 		InFlight: map[Class]int{
-			SPARQL: 8, GraphQL: 8, Chem: 32, Upload: 4, QM: 4, Receptor: 2, Docking: 8, Export: 2,
+			SPARQL: 8, GraphQL: 8, Chem: 32, Upload: 8, QM: 4, Receptor: 2, Docking: 8, Export: 2,
 		},
 		Wait: 2 * time.Second,
 	}

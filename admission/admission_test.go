@@ -202,7 +202,7 @@ func TestParseInFlight(t *testing.T) {
 	if err != nil || m[SPARQL] != 3 || m[Chem] != 0 || m[GraphQL] != base[GraphQL] || base[SPARQL] != 8 {
 		t.Fatalf("%v %v", m, err)
 	}
-	if s := FormatInFlight(base); s != "sparql=8,graphql=8,chem=32,upload=4,qm=4,receptor=2,docking=8,export=2" {
+	if s := FormatInFlight(base); s != "sparql=8,graphql=8,chem=32,upload=8,qm=4,receptor=2,docking=8,export=2" {
 		t.Errorf("format: %s", s)
 	}
 	if back, err := ParseInFlight(FormatInFlight(base), nil); err != nil || len(back) != len(base) {
