@@ -337,3 +337,49 @@ func TestRouteClassesAndOpenAPI(t *testing.T) {
 		t.Error("info does not describe CORS")
 	}
 }
+
+// idleTask is a job class whose jobs never run here (the runner is not
+// started): it only lets jobs of the docking class be queued.
+type idleTask struct{}
+
+func (idleTask) Class() quad.IRI { return ontology.DockingJobClass }
+
+func (idleTask) Run(ctx context.Context, _ jobs.Job, _ jobs.CommitFunc) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// The docking-job route checks its key's cap of unfinished jobs before it
+// reads the request.
+func TestDockingJobCap(t *testing.T) {
+	st, err := graph.OpenMemory(graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runner, err := jobs.NewRunner(st, "http://example.org/", []jobs.Task{idleTask{}}, jobs.Options{MaxUnfinishedPerOwner: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runner.Close()
+	f := newFixture(t, func(c *Config) { c.Docking = DockingServices{Jobs: runner} })
+	key, err := f.keys.Authenticate(f.tokens["write"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := jobs.NewID("docking", time.Now())
+	if _, err := runner.Submit(jobs.WithOwner(context.Background(), key.ID),
+		jobs.Job{ID: id, IRI: quad.IRI("http://example.org/id/docking/" + id), Class: ontology.DockingJobClass}); err != nil {
+		t.Fatal(err)
+	}
+	body := `{"receptor":"rec-x","ligands":["mol-x"]}`
+	rec := f.do(t, "POST", "/v1/docking/jobs", "write", strings.NewReader(body), "Content-Type", "application/json")
+	problemOf(t, rec, http.StatusTooManyRequests, "too_many_jobs")
+	if rec.Header().Get("Retry-After") != "10" {
+		t.Errorf("Retry-After %q", rec.Header().Get("Retry-After"))
+	}
+	// Another key passes the cap and reaches the handler (no docking task
+	// configured here: 503 not_ready).
+	problemOf(t, f.do(t, "POST", "/v1/docking/jobs", "admin", strings.NewReader(body), "Content-Type", "application/json"),
+		http.StatusServiceUnavailable, "not_ready")
+}
