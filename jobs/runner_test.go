@@ -399,10 +399,11 @@ func TestBatchBehindRunningDocking(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("%s mol%d", strings.Repeat("C", i)+"O", i))
 	}
 	rr := sdf.NewSMILESReader(strings.NewReader(strings.Join(lines, "\n")), 0)
-	ref, n, err := batch.Spool(st.Blobs(), batch.FileSource(rr, chem.FormatSMILES, false), 100)
+	ref, n, unpin, err := batch.Spool(st.Blobs(), batch.FileSource(rr, chem.FormatSMILES, false), batch.Limits{MaxRecords: 100})
 	if err != nil || n != 10 {
 		t.Fatalf("spool: %d records, %v", n, err)
 	}
+	defer unpin()
 	start := time.Now()
 	id := jobs.NewID(batch.JobIDPrefix, start)
 	j, err := r.Submit(context.Background(), task.NewJob(id, ref, n, "ten.smi"))
