@@ -41,6 +41,14 @@
 // so documents never share blank nodes. Syntax errors are *SyntaxError
 // values with line and column, wrapping ErrSyntax.
 //
+// Hostile input is bounded: every term (IRI, lexical form, prefixed name,
+// blank node label, language tag, number) is at most
+// ParseOptions.MaxTermBytes (DefaultMaxTermBytes, 4 MiB), so a parser holds
+// a few terms at most whatever it reads; Turtle's collections and blank node
+// property lists, and JSON-LD's arrays and objects, nest at most 512 deep
+// (the parsers recurse per level). Past a bound the error is a syntax error
+// naming it.
+//
 // # Formats and comparison
 //
 // ParseFormat maps the names of spec/API.md (turtle|ttl, jsonld|json-ld,
