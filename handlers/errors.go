@@ -49,7 +49,16 @@ var (
 	// ErrQueryTooLarge: a query text is longer than its configured limit
 	// (413), checked before it is parsed.
 	ErrQueryTooLarge = errors.New("query too large")
+	// ErrClientClosedRequest: the client went away (its request's context
+	// was cancelled) before the answer; fail wraps the handler's error in
+	// it (499, nginx's "Client Closed Request": a client abort in the
+	// access log and the metrics, never a 5xx).
+	ErrClientClosedRequest = errors.New("client closed request")
 )
+
+// StatusClientClosedRequest is the status logged and counted for a client
+// that disconnected before its answer (it never reaches the client).
+const StatusClientClosedRequest = 499
 
 // errorRow is one line of the error table.
 type errorRow struct {
@@ -71,6 +80,7 @@ func isMaxBytes(err error) bool {
 // invalid_molecule). It is a function so that the table stays immutable.
 func errorTable() []errorRow {
 	return []errorRow{
+		{is(ErrClientClosedRequest), StatusClientClosedRequest, "client_closed_request"},
 		// auth
 		{is(auth.ErrUnauthenticated), http.StatusUnauthorized, "unauthorized"},
 		{is(ErrUnauthorized), http.StatusUnauthorized, "unauthorized"},
@@ -216,13 +226,33 @@ func (e *methodError) Error() string {
 
 func (e *methodError) Unwrap() error { return ErrMethodNotAllowed }
 
+// clientGone reports whether err is the consequence of the client leaving:
+// the request's context is cancelled (net/http does that when the
+// connection closes) and err is that cancellation or would be a 5xx. A 4xx
+// found before the client left keeps its status.
+func clientGone(r *http.Request, err error) bool {
+	if !errors.Is(r.Context().Err(), context.Canceled) {
+		return false
+	}
+	status, _ := classify(err)
+	return errors.Is(err, context.Canceled) || status >= 500
+}
+
+// statusTitle is the problem title of a status.
+func statusTitle(status int) string {
+	if status == StatusClientClosedRequest {
+		return "Client Closed Request"
+	}
+	return http.StatusText(status)
+}
+
 // problemFor builds the problem for err and sets the headers it implies
 // (WWW-Authenticate, Allow, Retry-After) on h.
 func (s *Server) problemFor(err error, r *http.Request, h http.Header) Problem {
 	status, code := classify(err)
 	p := Problem{
 		Type:      s.problemBase + code,
-		Title:     http.StatusText(status),
+		Title:     statusTitle(status),
 		Status:    status,
 		Code:      code,
 		Instance:  r.URL.Path,
@@ -268,6 +298,9 @@ func (s *Server) problemFor(err error, r *http.Request, h http.Header) Problem {
 // fail writes err as a problem+json response and logs it. If the response
 // has already started, the connection is aborted instead.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if clientGone(r, err) {
+		err = fmt.Errorf("%w: %w", ErrClientClosedRequest, err)
+	}
 	info := infoFrom(r.Context())
 	if info != nil {
 		info.err = err

@@ -118,6 +118,18 @@ func (l QueryLimits) withDefaults() QueryLimits {
 	return l
 }
 
+// sparqlMaxLiteral is the literal limit sparql.Options.MaxLiteral applies
+// for the configured value v (0 when there is none).
+func sparqlMaxLiteral(v int) int {
+	switch {
+	case v == 0:
+		return sparql.DefaultMaxLiteral
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
 // queryResource is the graph query surface: SPARQL, its service and dataset
 // descriptions, GraphQL, the JSON-LD context and the full export.
 func (s *Server) queryResource() resource {
@@ -450,7 +462,12 @@ func (s *Server) sparqlQuery(w http.ResponseWriter, r *http.Request) error {
 		err = writeGraphResult(sp, res, f.rdf)
 	}
 	if err == nil && ctx.Err() != nil {
-		err = fmt.Errorf("sparql: %w after %s", sparql.ErrTimeout, lim.SPARQLTimeout)
+		if r.Context().Err() != nil {
+			// The client left (fail answers 499), not a timeout.
+			err = fmt.Errorf("sparql: %w", r.Context().Err())
+		} else {
+			err = fmt.Errorf("sparql: %w after %s", sparql.ErrTimeout, lim.SPARQLTimeout)
+		}
 	}
 	if err != nil {
 		return s.execError(err, lim)
