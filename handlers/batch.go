@@ -114,7 +114,11 @@ func (s *Server) batchRoutes() []Route {
 				Description: "multipart/form-data with a file part (SDF or SMILES, optionally gzip) and optional format and " +
 					"generate_3d values; or a raw chemical/x-mdl-sdfile or text/plain body (Content-Encoding: gzip allowed, " +
 					"?generate_3d=, ?format=); or application/json. More than the record limit (100,000 by default) is 413 " +
-					"batch_too_large and nothing is stored. The job is durable before the 202.",
+					"batch_too_large and nothing is stored. Each upload is bounded while it is read: its decompressed bytes " +
+					"(512 MiB by default) and its spool (576 MiB) are 413 upload_too_large, one SMILES line (64 KiB) or SD " +
+					"record (1 MiB) over its bound refuses the whole upload with 413 record_too_large; a refused or empty " +
+					"upload leaves nothing stored. The job is durable (fsynced) before the 202; its spool is deleted once it ended. " +
+					"507 insufficient_storage (with Retry-After) while the data directory's disk is below its reserve.",
 				Params: []Param{
 					{Name: "generate_3d", In: "query", Description: "Raw bodies: add 3D conformers.", Schema: Schema{"type": "boolean"}},
 					{Name: "format", In: "query", Description: "Raw bodies: sdf or smiles (default from the Content-Type).", Schema: Schema{"type": "string", "enum": []string{"sdf", "smiles"}}},
@@ -126,7 +130,11 @@ func (s *Server) batchRoutes() []Route {
 					"application/json":      ref("BatchUpload"),
 				}},
 				Responses: []Response{{Status: 202, Description: "The job, queued.", Content: jsonContent(ref("BatchAccepted")),
-					Headers: map[string]string{"Location": "URL of the job."}}}},
+					Headers: map[string]string{"Location": "URL of the job."}},
+					{Status: 413, Description: "`body_too_large`, `batch_too_large` (records), `upload_too_large` (decompressed or spooled bytes) or `record_too_large` (one SMILES line or SD record); nothing is stored.",
+						Content: problemContent()},
+					{Status: 507, Description: "`insufficient_storage`: the data directory's disk is full or below its reserve; nothing is stored.",
+						Content: problemContent(), Headers: map[string]string{"Retry-After": "Seconds to wait before retrying."}}}},
 		},
 		{
 			Method: http.MethodGet, Pattern: "/v1/molecules/batch/{job_id}", Scope: auth.ScopeRead, Handle: s.getBatch,

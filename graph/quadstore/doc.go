@@ -63,7 +63,11 @@
 // Mpending > Mcommitted and rolls back: every key with a version above the
 // committed timestamp is restored to its committed value, as a new commit.
 // A failed write (or a write cancelled through its context after it began)
-// is rolled back the same way at once. Mpending is written just before the
+// is rolled back the same way at once. With Options.SyncWrites, a commit
+// does not write Mcommitted itself: Sync (sync.go) fsyncs Badger's logs,
+// then writes Mcommitted for the newest visible commit, then fsyncs again,
+// once for every group of commits, so that after a power loss Mcommitted
+// never names a commit whose entries did not reach the disk. Mpending is written just before the
 // first entry, so a write that changes nothing writes nothing.
 //
 // Writers are serialised. A write resolves its terms (an in-process cache,
