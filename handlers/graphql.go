@@ -34,6 +34,35 @@ const (
 	mediaGraphQL         = "application/graphql"
 )
 
+// GraphQLLimits bound a GraphQL document before it is validated (see
+// queries/graphql, limits.go); zero fields take that package's defaults.
+type GraphQLLimits struct {
+	// MaxTokens bounds the lexical tokens (graphql.DefaultMaxTokens).
+	MaxTokens int
+	// MaxSelections bounds the selections, fragments counted where they
+	// are spread (graphql.DefaultMaxSelections).
+	MaxSelections int
+	// MaxFieldsPerName bounds the fields under one response name in one
+	// selection (graphql.DefaultMaxFieldsPerName).
+	MaxFieldsPerName int
+	// MaxFragmentSpreads bounds the distinct fragments spread into one
+	// selection (graphql.DefaultMaxFragmentSpreads).
+	MaxFragmentSpreads int
+}
+
+func (l GraphQLLimits) withDefaults() GraphQLLimits {
+	for _, f := range []struct {
+		v   *int
+		def int
+	}{{&l.MaxTokens, graphql.DefaultMaxTokens}, {&l.MaxSelections, graphql.DefaultMaxSelections},
+		{&l.MaxFieldsPerName, graphql.DefaultMaxFieldsPerName}, {&l.MaxFragmentSpreads, graphql.DefaultMaxFragmentSpreads}} {
+		if *f.v <= 0 {
+			*f.v = f.def
+		}
+	}
+	return l
+}
+
 func graphqlSchemas() map[string]Schema {
 	return map[string]Schema{
 		"GraphQLRequest": {"type": "object", "required": []string{"query"}, "additionalProperties": false,
@@ -53,10 +82,12 @@ func graphqlSchemas() map[string]Schema {
 func (s *Server) graphqlRoutes() []Route {
 	var exec *graphql.Executor
 	var execErr error
+	lim, gl := s.cfg.Query.withDefaults(), s.cfg.GraphQL.withDefaults()
 	if s.cfg.Graph != nil {
-		lim := s.cfg.Query.withDefaults()
 		exec, execErr = graphql.New(s.cfg.Graph, graphql.Options{BaseIRI: s.cfg.BaseIRI,
-			MaxDepth: lim.GraphQLMaxDepth, MaxCost: lim.GraphQLMaxCost, MaxPageSize: DefaultGraphQLMaxPageSize})
+			MaxDepth: lim.GraphQLMaxDepth, MaxCost: lim.GraphQLMaxCost, MaxPageSize: DefaultGraphQLMaxPageSize,
+			MaxTokens: gl.MaxTokens, MaxSelections: gl.MaxSelections,
+			MaxFieldsPerName: gl.MaxFieldsPerName, MaxFragmentSpreads: gl.MaxFragmentSpreads})
 	}
 	handle := func(w http.ResponseWriter, r *http.Request) error {
 		if execErr != nil {
@@ -69,10 +100,11 @@ func (s *Server) graphqlRoutes() []Route {
 	}
 	desc := "Schema: Molecule, Calculation, Receptor, DockingJob, DockingPose and their links, numeric filters " +
 		"(e.g. molecules(mwLt: 500)), Relay cursor pagination (first/after), introspection. Limits (each a 400 " +
-		"problem+json with code query_too_complex naming the limit): tokens (10,000, while parsing), selections " +
-		"with fragments expanded (2,000), fields under one response name (100), distinct fragments spread into " +
-		"one selection (200), depth (introspection excluded) and estimated cost (every field 1, fields under a " +
-		"list once per requested element and at least once, introspection counted exactly). " +
+		fmt.Sprintf("problem+json with code query_too_complex naming the limit): tokens (%d, while parsing), selections "+
+			"with fragments expanded (%d), fields under one response name (%d), distinct fragments spread into "+
+			"one selection (%d), depth (%d, introspection excluded) and estimated cost (%d: every field 1, fields under a "+
+			"list once per requested element and at least once, introspection counted exactly). ",
+			gl.MaxTokens, gl.MaxSelections, gl.MaxFieldsPerName, gl.MaxFragmentSpreads, lim.GraphQLMaxDepth, lim.GraphQLMaxCost) +
 		"With Accept: application/graphql-response+json, other request errors are 400; with application/json " +
 		"every well-formed request is 200 and errors are in the body. GET without a query returns the schema (SDL)."
 	resp := []Response{{Status: 200, Description: "The GraphQL response.", Content: map[string]Schema{

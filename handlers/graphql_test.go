@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http/httptest"
 	"net/url"
 	"path"
 	"reflect"
@@ -413,5 +414,32 @@ func TestGraphQLReadsDockingResults(t *testing.T) {
 		if p["ligand"].(map[string]any)["id"] != phenol || p["job"].(map[string]any)["id"] != id {
 			t.Errorf("pose %d links %v", i, p)
 		}
+	}
+}
+
+// Config.GraphQL reaches the executor, and the OpenAPI description states
+// the limits in force.
+func TestGraphQLLimitsConfigured(t *testing.T) {
+	st, _ := loadQueryGraph(t)
+	f := newFixture(t, func(c *Config) {
+		c.Graph = st
+		c.GraphQL = GraphQLLimits{MaxTokens: 20, MaxSelections: 5}
+	})
+	post := func(q string) *httptest.ResponseRecorder {
+		b, _ := json.Marshal(map[string]any{"query": q})
+		return f.do(t, "POST", "/v1/graphql", "read", strings.NewReader(string(b)), "Content-Type", "application/json")
+	}
+	if rec := post(`{ receptors { nodes { id iri } } }`); rec.Code != 200 {
+		t.Fatalf("within the limits: %d %s", rec.Code, rec.Body)
+	}
+	if p := problemOf(t, post(`{ receptors { nodes { id iri } pageInfo { hasNextPage } } }`), 400, "query_too_complex"); !strings.Contains(p.Detail, "more than 5 selections") {
+		t.Errorf("%s", p.Detail)
+	}
+	if p := problemOf(t, post(`{ receptors(first: 1, after: null) { nodes { id } pageInfo { hasNextPage } } }`), 400, "query_too_complex"); !strings.Contains(p.Detail, "more than 20 tokens") {
+		t.Errorf("%s", p.Detail)
+	}
+	rec := f.do(t, "GET", "/v1/openapi.json", "read", nil)
+	if !strings.Contains(rec.Body.String(), "tokens (20, while parsing), selections with fragments expanded (5)") {
+		t.Errorf("OpenAPI description does not state the limits")
 	}
 }

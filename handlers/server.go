@@ -71,6 +71,9 @@ type Config struct {
 	TempDirs *subproc.TempDirs
 	// Query bounds SPARQL and GraphQL queries (zero fields take defaults).
 	Query QueryLimits
+	// GraphQL holds the GraphQL document limits (graphql.go; zero fields
+	// take the graphql package's defaults).
+	GraphQL GraphQLLimits
 	// Admission holds the per-key token buckets and the caps per route
 	// class (nil: neither; the caps on unfinished jobs are the job
 	// runner's own).

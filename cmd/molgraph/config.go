@@ -56,6 +56,8 @@ func serveOptions() []option {
 		{"sparql-max-literal", "MOLGRAPH_SPARQL_MAX_LITERAL", "1MiB", "longest string a SPARQL function or GROUP_CONCAT may build (and decimal size in digits); past it the expression is unbound (false in FILTER)"},
 		{"graphql-max-depth", "MOLGRAPH_GRAPHQL_MAX_DEPTH", "10", "deepest GraphQL field nesting"},
 		{"graphql-max-cost", "MOLGRAPH_GRAPHQL_MAX_COST", "10000", "largest estimated GraphQL cost (fields, multiplied by page sizes)"},
+		{"graphql-max-tokens", "MOLGRAPH_GRAPHQL_MAX_TOKENS", "10000", "most lexical tokens in a GraphQL query, checked while parsing; past it: 400 query_too_complex"},
+		{"graphql-max-selections", "MOLGRAPH_GRAPHQL_MAX_SELECTIONS", "2000", "most selections in a GraphQL query (fragments counted where spread), checked before validation; past it: 400 query_too_complex"},
 		{"chem-workers", "MOLGRAPH_CHEM_WORKERS", "0", "RDKit worker threads (0: one per CPU)"},
 		{"job-workers", "MOLGRAPH_JOB_WORKERS", "1", "jobs of each class (batch uploads, docking) run at once; each class has its own pool, and a job uses all chem workers or vina processes"},
 		{"rate-limit", "MOLGRAPH_RATE_LIMIT", strconv.FormatFloat(admission.DefaultLimits().Rate, 'f', -1, 64), "sustained requests per second of one API key (token bucket; 0: off); past it: 429 rate_limited"},
@@ -213,6 +215,8 @@ type serveConfig struct {
 	sparqlMaxLiteral               int64
 	graphqlMaxDepth                int
 	graphqlMaxCost                 int
+	graphqlMaxTokens               int
+	graphqlMaxSelections           int
 	chemWorkers, jobWorkers        int
 	batchMaxRecords                int
 	rateLimit                      float64
@@ -285,6 +289,10 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	c.graphqlMaxDepth, e = s.positiveInt("graphql-max-depth")
 	collect(e)
 	c.graphqlMaxCost, e = s.positiveInt("graphql-max-cost")
+	collect(e)
+	c.graphqlMaxTokens, e = s.positiveInt("graphql-max-tokens")
+	collect(e)
+	c.graphqlMaxSelections, e = s.positiveInt("graphql-max-selections")
 	collect(e)
 	if c.chemWorkers, e = strconv.Atoi(strings.TrimSpace(s.str("chem-workers"))); e != nil || c.chemWorkers < 0 {
 		collect(fmt.Errorf("%w: %s: %q is not a number of threads", errUsage, s.src["chem-workers"], s.str("chem-workers")))

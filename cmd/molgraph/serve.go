@@ -103,6 +103,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		Query: handlers.QueryLimits{SPARQLTimeout: cfg.sparqlTimeout, SPARQLMaxRows: cfg.sparqlMaxRows,
 			SPARQLMaxQuery: int(cfg.sparqlMaxQuery), SPARQLMaxLiteral: int(cfg.sparqlMaxLiteral),
 			GraphQLMaxDepth: cfg.graphqlMaxDepth, GraphQLMaxCost: cfg.graphqlMaxCost},
+		GraphQL:   handlers.GraphQLLimits{MaxTokens: cfg.graphqlMaxTokens, MaxSelections: cfg.graphqlMaxSelections},
 		Admission: adm,
 		Logger:    log,
 		Version:   version,

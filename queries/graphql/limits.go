@@ -35,7 +35,7 @@ import (
 // parseBounded parses query with the token limit and checks the selection
 // limits; it returns the document only when it may be validated.
 func (e *Executor) parseBounded(query string) (*ast.QueryDocument, *gqlerror.Error) {
-	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Name: "query", Input: query}, e.opts.MaxTokens)
+	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, e.opts.MaxTokens)
 	if err != nil {
 		var ge *gqlerror.Error
 		if !errors.As(err, &ge) {
