@@ -383,3 +383,30 @@ func TestDockingJobCap(t *testing.T) {
 	problemOf(t, f.do(t, "POST", "/v1/docking/jobs", "admin", strings.NewReader(body), "Content-Type", "application/json"),
 		http.StatusServiceUnavailable, "not_ready")
 }
+
+// A client that leaves while its request waits for a place is a client
+// abort (499), not a 5xx, and gives up its place in the waiting line.
+func TestClientLeavesWhileWaiting(t *testing.T) {
+	adm := newController(t, admission.Limits{InFlight: map[admission.Class]int{admission.SPARQL: 1}, Wait: 10 * time.Second})
+	f := newFixture(t, func(c *Config) { c.Admission = adm })
+	release, err := adm.Acquire(context.Background(), admission.SPARQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequest("GET", "/v1/sparql?query=ASK%7B%7D", nil).WithContext(ctx)
+	req.Header.Set("Authorization", "Bearer "+f.tokens["read"])
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() { f.srv.ServeHTTP(rec, req); close(done) }()
+	for adm.Waiting(admission.SPARQL) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	start := time.Now()
+	cancel()
+	<-done
+	if rec.Code != StatusClientClosedRequest || time.Since(start) > time.Second || adm.Waiting(admission.SPARQL) != 0 {
+		t.Fatalf("status %d after %v, %d waiting", rec.Code, time.Since(start), adm.Waiting(admission.SPARQL))
+	}
+}
