@@ -287,7 +287,7 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 		}
 		src, err = fileSource(r.Body, format, "", gen3D, lim)
 	case "application/json":
-		src, err = readBatchJSON(r, s.maxBatchRecords())
+		src, err = readBatchJSON(r, s.maxBatchRecords(), lim)
 	default:
 		return fmt.Errorf("%w: %q; send multipart/form-data, chemical/x-mdl-sdfile, text/plain or application/json", ErrUnsupportedMediaType, ct)
 	}
@@ -392,7 +392,7 @@ func readBatchMultipart(r *http.Request, lim UploadLimits) (batch.RecordSource, 
 
 // readBatchJSON decodes a JSON batch strictly and checks every record
 // before anything is stored.
-func readBatchJSON(r *http.Request, maxRecords int) (batch.RecordSource, error) {
+func readBatchJSON(r *http.Request, maxRecords int, lim UploadLimits) (batch.RecordSource, error) {
 	var req batchJSON
 	if err := decodeJSONBody(r.Body, &req); err != nil {
 		return nil, err
@@ -408,6 +408,15 @@ func readBatchJSON(r *http.Request, maxRecords int) (batch.RecordSource, error) 
 		}
 		if strings.TrimSpace(m.Content) == "" {
 			return nil, badRequest(fmt.Sprintf("molecules[%d].content", i), "required")
+		}
+		// The same bounds as a file's records: a line for line formats,
+		// an SD record for the others.
+		max := lim.MaxSDRecordBytes
+		if f == chem.FormatSMILES || f == chem.FormatInChI {
+			max = lim.MaxSMILESLineBytes
+		}
+		if len(m.Content) > max {
+			return nil, fmt.Errorf("%w: molecules[%d].content: %d bytes, at most %d for %s", batch.ErrRecordTooLarge, i, len(m.Content), max, f)
 		}
 		ins[i] = batch.Input{Format: f, Content: m.Content, Name: m.Name, Generate3D: req.Generate3D}
 	}

@@ -105,6 +105,9 @@ func TestUploadBounds(t *testing.T) {
 			413, "record_too_large", "4096", 10 * time.Second},
 		{"SMILES line", small, "text/plain", "", func() []byte { return []byte("CCO\n" + strings.Repeat("C", 2000) + "\n") },
 			413, "record_too_large", "1024", 10 * time.Second},
+		{"JSON record", small, "application/json", "", func() []byte {
+			return []byte(`{"molecules": [{"format": "smiles", "content": "CCO"}, {"format": "smiles", "content": "` + strings.Repeat("C", 2000) + `"}]}`)
+		}, 413, "record_too_large", "1024", 10 * time.Second},
 		{"empty", small, "text/plain", "", func() []byte { return []byte("\n# nothing\n\n") },
 			400, "invalid_request", "no records", 10 * time.Second},
 		{"empty gzip", small, "text/plain", "gzip", func() []byte { return gz(nil) },
