@@ -154,7 +154,8 @@ type Rejection struct {
 	RetryAfter time.Duration
 	// Quota is the key's bucket after the refusal (for ErrRateLimited).
 	Quota *Quota
-	limit int
+	limit int           // the class's cap
+	wait  time.Duration // how long the request waited
 }
 
 func (r *Rejection) Error() string {
@@ -162,6 +163,10 @@ func (r *Rejection) Error() string {
 	if errors.Is(r.Err, ErrRateLimited) && r.Quota != nil {
 		return fmt.Sprintf("%v: this API key may send %s requests per second with bursts of %d; retry in %d s",
 			r.Err, strconv.FormatFloat(r.Quota.Rate, 'f', -1, 64), r.Quota.Limit, secs)
+	}
+	if r.Reason == "wait_timeout" {
+		return fmt.Sprintf("%v: waited %v for one of the %d places of %s requests; retry in %d s",
+			r.Err, r.wait, r.limit, r.Class, secs)
 	}
 	return fmt.Sprintf("%v: %d %s requests are in flight, the most this service runs at once, and %d more are waiting; retry in %d s",
 		r.Err, r.limit, r.Class, WaitingFactor*r.limit, secs)
@@ -318,11 +323,11 @@ func (g *gate) acquire(ctx context.Context, wait time.Duration) (func(), error) 
 	}
 	retry := max(wait, time.Second)
 	if wait <= 0 {
-		return nil, g.reject("class_full", retry)
+		return nil, g.reject("class_full", retry, 0)
 	}
 	if g.waiting.Add(1) > g.maxWaiting {
 		g.waiting.Add(-1)
-		return nil, g.reject("class_full", retry)
+		return nil, g.reject("class_full", retry, 0)
 	}
 	defer g.waiting.Add(-1)
 	t := time.NewTimer(wait)
@@ -331,14 +336,14 @@ func (g *gate) acquire(ctx context.Context, wait time.Duration) (func(), error) 
 	case g.slots <- struct{}{}:
 		return sync.OnceFunc(g.release), nil
 	case <-t.C:
-		return nil, g.reject("wait_timeout", retry)
+		return nil, g.reject("wait_timeout", retry, wait)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("admission: waiting for a %s place: %w", g.class, context.Cause(ctx))
 	}
 }
 
-func (g *gate) reject(reason string, retry time.Duration) *Rejection {
-	return &Rejection{Err: ErrBusy, Class: g.class, Reason: reason, RetryAfter: retry, limit: cap(g.slots)}
+func (g *gate) reject(reason string, retry, waited time.Duration) *Rejection {
+	return &Rejection{Err: ErrBusy, Class: g.class, Reason: reason, RetryAfter: retry, limit: cap(g.slots), wait: waited}
 }
 
 // ParseInFlight parses a list of class caps such as "sparql=8,chem=32"

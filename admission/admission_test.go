@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -113,7 +114,8 @@ func TestGate(t *testing.T) {
 	_, err = c.Acquire(ctx, SPARQL)
 	var rej *Rejection
 	if !errors.As(err, &rej) || !errors.Is(err, ErrBusy) || rej.Reason != "wait_timeout" || rej.Class != SPARQL ||
-		Seconds(rej.RetryAfter) != 1 || time.Since(start) < 50*time.Millisecond {
+		Seconds(rej.RetryAfter) != 1 || time.Since(start) < 50*time.Millisecond ||
+		err.Error() != "capacity full: waited 50ms for one of the 1 places of sparql requests; retry in 1 s" {
 		t.Fatalf("second sparql: %v after %v", err, time.Since(start))
 	}
 	// A waiter gets the place when it is given back.
@@ -161,7 +163,8 @@ func TestGateWaitingLine(t *testing.T) {
 	}
 	start := time.Now()
 	var rej *Rejection
-	if _, err := c.Acquire(context.Background(), Chem); !errors.As(err, &rej) || rej.Reason != "class_full" || time.Since(start) > time.Second {
+	if _, err := c.Acquire(context.Background(), Chem); !errors.As(err, &rej) || rej.Reason != "class_full" || time.Since(start) > time.Second ||
+		!strings.Contains(err.Error(), "1 chem requests are in flight, the most this service runs at once, and 4 more are waiting") {
 		t.Fatalf("past the waiting line: %v after %v", err, time.Since(start))
 	}
 	cancel()
