@@ -205,6 +205,22 @@ func (b *Blobs) put(r io.Reader, pin bool) (BlobRef, func(), error) {
 	return ref, unpin, nil
 }
 
+// CreateTemp creates a scratch file for the caller to write, read and
+// remove (an upload being read): in the blob store's temporary directory,
+// which Open empties, so a process killed meanwhile leaves nothing behind
+// (the system's temporary directory for a memory store). It fails with
+// ErrNoSpace while the disk is below its reserve.
+func (b *Blobs) CreateTemp() (*os.File, error) {
+	if b.dir == "" {
+		return os.CreateTemp("", "molgraph-upload-*")
+	}
+	if err := space(b.dir, b.minFree); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Join(b.dir, "tmp"), "upload-*")
+	return f, noSpace(err)
+}
+
 // spaceWriter fails with ErrNoSpace once the file system's free space falls
 // below min, checking every spaceCheckBytes written: a long upload stops
 // at the reserve instead of filling the disk.

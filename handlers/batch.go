@@ -264,7 +264,7 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 	switch mt {
 	case "multipart/form-data":
 		var cleanup func()
-		src, filename, cleanup, err = readBatchMultipart(r, lim)
+		src, filename, cleanup, err = readBatchMultipart(r, reg.Store().Blobs(), lim)
 		if cleanup != nil {
 			defer cleanup()
 		}
@@ -325,8 +325,9 @@ func (s *Server) submitBatch(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readBatchMultipart copies the file part to a temporary file (the format
-// and generate_3d values may follow it) and returns its record source.
-func readBatchMultipart(r *http.Request, lim UploadLimits) (batch.RecordSource, string, func(), error) {
+// and generate_3d values may follow it; the file is in the blob store's
+// temporary directory, emptied at start) and returns its record source.
+func readBatchMultipart(r *http.Request, blobs *graph.Blobs, lim UploadLimits) (batch.RecordSource, string, func(), error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, "", nil, badRequest("", "malformed multipart body: %v", err)
@@ -356,7 +357,7 @@ func readBatchMultipart(r *http.Request, lim UploadLimits) (batch.RecordSource, 
 				return nil, "", cleanup, badRequest("file", "more than one file part; send one file per job")
 			}
 			filename = uploadFilename(p)
-			if tmp, err = os.CreateTemp("", "molgraph-upload-*"); err != nil {
+			if tmp, err = blobs.CreateTemp(); err != nil {
 				return nil, "", cleanup, err
 			}
 			if _, err := io.Copy(tmp, p); err != nil {
