@@ -16,7 +16,8 @@ type CollectorOptions struct {
 	// that will reference it may be on its way; default 1 hour).
 	Grace time.Duration
 	// KickDelay is how long after Kick a collection runs (default 2 s: the
-	// job runner stores a job's end just after its task returns).
+	// job runner stores a job's end just after its task returns); a second
+	// one runs 10 times KickDelay after Kick.
 	KickDelay time.Duration
 	// Logger receives what each collection removed (default: discard).
 	Logger *slog.Logger
@@ -96,11 +97,17 @@ func (c *BlobCollector) loop(ctx context.Context) {
 			return
 		case <-tick:
 		case <-c.kick:
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(c.opt.KickDelay):
+			// Twice: after KickDelay, and again ten times later, in case
+			// what the kick announced (a job's end) was stored late.
+			for _, d := range []time.Duration{c.opt.KickDelay, 9 * c.opt.KickDelay} {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(d):
+				}
+				c.Collect(ctx)
 			}
+			continue
 		}
 		c.Collect(ctx)
 	}

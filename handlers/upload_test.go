@@ -49,9 +49,16 @@ func newDiskFixture(t *testing.T, dir string, lim UploadLimits, minFree int64) *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { runner.Close() })
+	// Wired as serve wires it: collected at start and soon after each
+	// batch job (no periodic collection here).
 	gc := graph.NewBlobCollector(st.Blobs(), func(ctx context.Context) (graph.BlobUses, error) {
 		return batch.BlobUses(ctx, st)
-	}, graph.CollectorOptions{Interval: -1})
+	}, graph.CollectorOptions{Interval: -1, KickDelay: 100 * time.Millisecond})
+	if err := gc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gc.Close)
+	task.SetAfterRun(gc.Kick)
 	f := newFixture(t, func(c *Config) {
 		c.Store = st
 		c.Graph = st
@@ -165,17 +172,19 @@ func TestSpoolDeletedAfterJob(t *testing.T) {
 	if m := waitBatch(t, f.molFixture, id); m["status"] != "succeeded" || m["created"] != 2.0 {
 		t.Fatalf("job %v", m)
 	}
-	before := f.blobFiles(t)
-	if len(before) != 3 { // the spool and two structure files
-		t.Fatalf("blobs before the collection: %v", before)
+	// The job's end kicked the collector: the spool goes, the two
+	// structure files stay.
+	var after []string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if after = f.blobFiles(t); len(after) == 2 {
+			break
+		}
 	}
-	st, err := f.gc.Collect(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	if len(after) != 2 {
+		t.Fatalf("blobs after the job ended: %v (want the two structure files)", after)
 	}
-	after := f.blobFiles(t)
-	if st.Blobs != 1 || len(after) != 2 {
-		t.Fatalf("collected %+v; left %v", st, after)
+	if st, err := f.gc.Collect(context.Background()); err != nil || st.Blobs != 0 {
+		t.Fatalf("a second collection removed %+v (%v)", st, err)
 	}
 	// The structure files are the ones kept: both molecules read their 3D.
 	r = f.do(t, "GET", "/v1/molecules?smiles=CCO", "read", nil)
@@ -223,4 +232,29 @@ func TestDiskFullHTTP(t *testing.T) {
 	if r := f.post(t, `{"format": "smiles", "content": "CCN"}`); r.Code != 201 {
 		t.Errorf("write after space came back: %d %s", r.Code, r.Body)
 	}
+}
+
+// TestSpoolDeletedAfterCancel: the spool of a cancelled job is deleted too
+// (the collector the job's end kicks).
+func TestSpoolDeletedAfterCancel(t *testing.T) {
+	f := newDiskFixture(t, t.TempDir(), UploadLimits{}, 0)
+	var b strings.Builder
+	for i := 1; i <= 1500; i++ {
+		b.WriteString(strings.Repeat("C", i%40+1) + "O\n")
+	}
+	r := f.do(t, "POST", "/v1/molecules/batch", "write", strings.NewReader(b.String()), "Content-Type", "text/plain")
+	if r.Code != 202 {
+		t.Fatalf("%d %s", r.Code, r.Body)
+	}
+	id := decode[map[string]any](t, r)["job_id"].(string)
+	if d := f.do(t, "DELETE", "/v1/molecules/batch/"+id, "write", nil); d.Code != 200 {
+		t.Fatalf("cancel: %d %s", d.Code, d.Body)
+	}
+	var left []string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if left = f.blobFiles(t); len(left) == 0 {
+			return
+		}
+	}
+	t.Fatalf("the cancelled job's spool stays: %v", left)
 }
