@@ -22,6 +22,7 @@ import "C"
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -72,7 +73,6 @@ const (
 	cInChI    = C.MG_INCHI
 	cAtoms    = C.MG_ATOMS
 
-	flagGen3D       = C.MG_GEN3D
 	flagNoNormalize = C.MG_NO_NORMALIZE
 	flagCoords2D    = C.MG_COORDS2D
 	flagNoShortcuts = C.MG_NO_SHORTCUTS
@@ -90,8 +90,7 @@ type raw struct {
 	mw, exactMass, logp, tpsa, qed      float64
 	hbd, hba, rotb, heavy, arom, charge int
 	issues, steps, removed              string
-	molblock, xyz                       string
-	has3D                               bool
+	molblock                            string
 	shortcuts                           int // MG_SKIPPED_* bits
 	timing                              Timing
 }
@@ -130,8 +129,6 @@ func (w *worker) process(format int, text string, lig *pdbqtLigand, flags int) r
 		steps:     gostr(res.steps),
 		removed:   gostr(res.removed),
 		molblock:  gostr(res.molblock),
-		xyz:       gostr(res.xyz),
-		has3D:     res.has3d != 0,
 		shortcuts: int(res.shortcuts),
 		timing: Timing{
 			Parse:       us(res.us_parse),
@@ -142,6 +139,69 @@ func (w *worker) process(format int, text string, lig *pdbqtLigand, flags int) r
 			QED:         us(res.us_qed),
 			Coordinates: us(res.us_coords),
 		},
+	}
+}
+
+// embedParams bound one embedding (mg_embed_params).
+type embedParams struct {
+	MaxAttempts   int `json:"max_attempts"`
+	MMFFMaxIters  int `json:"mmff_max_iters"`
+	Seed          int `json:"seed"`
+	MaxHeavyAtoms int `json:"max_heavy_atoms"`
+}
+
+// embedStatus is what mg_embed returns.
+type embedStatus int
+
+const (
+	embedOK       embedStatus = 0
+	embedNoCoords embedStatus = 1
+	embedStopped  embedStatus = 2
+	embedTooLarge embedStatus = 3
+	embedError    embedStatus = -1
+)
+
+// embedded is an mg_embed result in Go memory; it is also the helper
+// process's answer (JSON).
+type embedded struct {
+	Status    embedStatus `json:"status"`
+	Error     string      `json:"error,omitempty"`
+	Molblock  string      `json:"molblock,omitempty"`
+	XYZ       string      `json:"xyz,omitempty"`
+	Attempts  int         `json:"attempts"`
+	MMFFIters int         `json:"mmff_iters"`
+	MMFF      bool        `json:"mmff"`
+	Converged bool        `json:"converged"`
+}
+
+// stopFlag is a C int that Go sets (atomically) to stop an mg_embed
+// running on another thread. It lives in C memory, so C may read it while
+// Go writes it.
+type stopFlag struct{ p *C.int }
+
+func newStopFlag() stopFlag { return stopFlag{(*C.int)(C.calloc(1, C.size_t(unsafe.Sizeof(C.int(0)))))} }
+
+func (f stopFlag) set()  { atomic.StoreInt32((*int32)(unsafe.Pointer(f.p)), 1) }
+func (f stopFlag) free() { C.free(unsafe.Pointer(f.p)) }
+
+// embed runs mg_embed on the calling thread. stop may be the zero
+// stopFlag (no stopping).
+func embed(smiles string, p embedParams, stop stopFlag) embedded {
+	cp := C.mg_embed_params{max_attempts: C.int(p.MaxAttempts), mmff_max_iters: C.int(p.MMFFMaxIters),
+		seed: C.int(p.Seed), max_heavy_atoms: C.int(p.MaxHeavyAtoms)}
+	var res C.mg_embed_result
+	ptr, n := borrow(smiles)
+	rc := C.mg_embed(ptr, n, &cp, stop.p, &res)
+	defer C.mg_embed_result_free(&res)
+	return embedded{
+		Status:    embedStatus(rc),
+		Error:     gostr(res.error),
+		Molblock:  gostr(res.molblock),
+		XYZ:       gostr(res.xyz),
+		Attempts:  int(res.attempts),
+		MMFFIters: int(res.mmff_iters),
+		MMFF:      res.mmff != 0,
+		Converged: res.converged != 0,
 	}
 }
 

@@ -70,6 +70,9 @@ type Input struct {
 	Content string
 	// Generate3D adds hydrogens and embeds the molecule with ETKDGv3 (fixed
 	// seed) followed by MMFF94 optimisation: Result.Molfile and Result.XYZ.
+	// The embedding runs apart from the registration workers, within the
+	// Pool's EmbedOptions (atom and rotatable-bond budget, attempts, MMFF
+	// iterations, wall time): see Pool.Embed.
 	Generate3D bool
 	// Coordinates2D computes 2D depiction coordinates for Result.Molfile
 	// when no 3D structure is generated.
@@ -154,9 +157,7 @@ func newResult(r raw) *Result {
 		AromaticRings:  r.arom,
 		Charge:         r.charge,
 		Validated:      true,
-		Has3D:          r.has3D,
 		Molfile:        r.molblock,
-		XYZ:            r.xyz,
 		Timing:         r.timing,
 	}
 	for _, line := range lines(r.issues) {

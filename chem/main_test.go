@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -15,7 +16,17 @@ import (
 // testPool is shared by the tests of this package (created in TestMain).
 var testPool *Pool
 
+// helperEnv makes the test binary the 3D helper process (RunEmbedHelper).
+const helperEnv = "MOLGRAPH_CHEM_TEST_HELPER"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "embed" {
+		if err := RunEmbedHelper(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	p, err := NewPool(runtime.GOMAXPROCS(0))
 	if err != nil {
 		panic(err)

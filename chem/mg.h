@@ -22,9 +22,9 @@ enum {
 
 // Flags.
 enum {
-  MG_GEN3D = 1,        // embed with ETKDGv3 + MMFF94
+  // 1 was MG_GEN3D: 3D coordinates are mg_embed's.
   MG_NO_NORMALIZE = 2, // skip cleanup/fragment/neutralize (benchmarks)
-  MG_COORDS2D = 4,     // compute 2D coordinates (molblock) without 3D
+  MG_COORDS2D = 4,     // compute 2D coordinates (molblock)
   MG_NO_SHORTCUTS = 8  // run every standardization step even where it
                        // cannot change the molecule (tests)
 };
@@ -51,9 +51,7 @@ typedef struct {
   char *issues;  // lines "level\tcode\tmessage\n"
   char *steps;   // lines "step\n"
   char *removed; // lines "fragment smiles\n"
-  char *molblock;  // 3D (with H) when has3d, else 2D
-  char *xyz;       // only when has3d
-  int has3d;
+  char *molblock;  // 2D, with MG_COORDS2D
   int shortcuts;   // MG_SKIPPED_* bits: standardization steps skipped
   // CPU microseconds per stage
   double us_parse, us_normalize, us_smiles, us_inchi, us_props, us_qed,
@@ -84,6 +82,34 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
                const mg_atoms *atoms, int flags, mg_result *out);
 void mg_result_free(mg_result *r);
 void mg_free(void *p);
+
+// mg_embed_params bound one mg_embed call.
+typedef struct {
+  int max_attempts;     // ETKDG attempts (EmbedParameters.maxIterations in all)
+  int mmff_max_iters;   // MMFF94 iterations (MMFFOptimizeMolecule's maxIters)
+  int seed;             // random seed of the first attempt
+  int max_heavy_atoms;  // refuse (return 3) above this many; 0: no bound
+} mg_embed_params;
+
+typedef struct {
+  char *error;     // set when mg_embed returns -1 or 3
+  char *molblock;  // V2000, with hydrogens, 3D
+  char *xyz;
+  int attempts;    // ETKDG attempts made
+  int mmff_iters;  // MMFF94 iterations run
+  int mmff;        // 1: optimised with MMFF94; 0: no MMFF94 parameters
+  int converged;   // MMFF94 converged within mmff_max_iters
+} mg_embed_result;
+
+// mg_embed adds hydrogens to the molecule of a SMILES and embeds it with
+// ETKDGv3 (seed, seed+1, ... one attempt each) and MMFF94. *stop (may be
+// NULL), set from another thread, is read between ETKDG attempts and MMFF
+// chunks. Returns 0 embedded, 1 no coordinates in max_attempts, 2 stopped,
+// 3 too many heavy atoms, -1 error (out->error). Free *out with
+// mg_embed_result_free. Never throws.
+int mg_embed(const char *smiles, size_t len, const mg_embed_params *p,
+             const int *stop, mg_embed_result *out);
+void mg_embed_result_free(mg_embed_result *r);
 
 // mg_structure analyses a molfile that holds the molecule WITH hydrogens and
 // 3D coordinates (explicit H in the atom block, or implicit H that are then

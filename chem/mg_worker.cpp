@@ -13,11 +13,8 @@
 #include <GraphMol/Descriptors/Lipinski.h>
 #include <GraphMol/Descriptors/MolDescriptors.h>
 #include <GraphMol/Descriptors/MolSurf.h>
-#include <GraphMol/DistGeomHelpers/Embedder.h>
 #include <GraphMol/FileParsers/FileParsers.h>
 #include <GraphMol/FileParsers/MolFileStereochem.h>
-#include <GraphMol/ForceFieldHelpers/MMFF/AtomTyper.h>
-#include <GraphMol/ForceFieldHelpers/MMFF/MMFF.h>
 #include <GraphMol/MolOps.h>
 #include <GraphMol/MolStandardize/Charge.h>
 #include <GraphMol/MolStandardize/Fragment.h>
@@ -382,7 +379,7 @@ void mg_free(void *p) { std::free(p); }
 void mg_result_free(mg_result *r) {
   if (!r) return;
   for (char **p : {&r->error, &r->smiles, &r->inchi, &r->inchikey, &r->formula,
-                   &r->issues, &r->steps, &r->removed, &r->molblock, &r->xyz}) {
+                   &r->issues, &r->steps, &r->removed, &r->molblock}) {
     std::free(*p);
     *p = nullptr;
   }
@@ -696,35 +693,8 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
                             " remains after neutralization"});
     }
 
-    // --- coordinates
-    if (flags & MG_GEN3D) {
-      std::unique_ptr<RWMol> h(new RWMol(*fin));
-      MolOps::addHs(*h);
-      DGeomHelpers::EmbedParameters p = DGeomHelpers::ETKDGv3;
-      p.randomSeed = 0x5eed;
-      int cid = DGeomHelpers::EmbedMolecule(*h, p);
-      if (cid < 0) {
-        p.useRandomCoords = true;
-        cid = DGeomHelpers::EmbedMolecule(*h, p);
-      }
-      if (cid >= 0) {
-        MMFF::MMFFMolProperties props(*h);
-        if (props.isValid()) {
-          MMFF::MMFFOptimizeMolecule(*h, 2000);
-        } else {
-          issues.push_back({"warning", "no_mmff",
-                            "no MMFF94 parameters: 3D coordinates not "
-                            "optimised"});
-        }
-        out->molblock = dup(MolToMolBlock(*h));
-        out->xyz = dup(MolToXYZBlock(*h));
-        out->has3d = 1;
-      } else {
-        issues.push_back({"warning", "embed_failed",
-                          "3D embedding failed; 2D coordinates given"});
-      }
-    }
-    if (!out->has3d && (flags & (MG_GEN3D | MG_COORDS2D))) {
+    // --- coordinates (3D is mg_embed's, outside the worker threads)
+    if (flags & MG_COORDS2D) {
       RWMol d(*fin);
       RDDepict::compute2DCoords(d);
       out->molblock = dup(MolToMolBlock(d));

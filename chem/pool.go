@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -16,6 +17,10 @@ import (
 // safe for concurrent use.
 type Pool struct {
 	jobs    chan job
+	// 3D embedding: its own slots (see embed.go).
+	embedOpts  EmbedOptions
+	embedder   embedder
+	embedCount embedCounters
 	quit    chan struct{}
 	wg      sync.WaitGroup
 	once    sync.Once
@@ -31,13 +36,27 @@ type job struct {
 	reply  chan raw
 }
 
-// NewPool starts a pool of n workers (n <= 0 means runtime.GOMAXPROCS(0)).
-func NewPool(n int) (*Pool, error) {
+// Options configure a Pool.
+type Options struct {
+	// Workers is the number of registration worker threads
+	// (runtime.GOMAXPROCS(0) if <= 0).
+	Workers int
+	// Embed bounds 3D embedding, which runs on slots of its own.
+	Embed EmbedOptions
+}
+
+// NewPool starts a pool of n workers (n <= 0 means runtime.GOMAXPROCS(0))
+// with the default 3D limits.
+func NewPool(n int) (*Pool, error) { return New(Options{Workers: n}) }
+
+// New starts a pool.
+func New(o Options) (*Pool, error) {
+	n := o.Workers
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
 	initRDKit()
-	p := &Pool{jobs: make(chan job), quit: make(chan struct{}), workers: n}
+	p := &Pool{jobs: make(chan job), quit: make(chan struct{}), workers: n, embedOpts: o.Embed.withDefaults()}
 	// The first worker starts alone and warms RDKit's lazily built tables
 	// (periodic table, Crippen and MMFF parameters, ...) before the others.
 	for i := 0; i < n; i++ {
@@ -48,6 +67,12 @@ func NewPool(n int) (*Pool, error) {
 			p.Close()
 			return nil, fmt.Errorf("chem: new pool: %w", err)
 		}
+	}
+	if eo := p.embedOpts; eo.Helper != nil {
+		p.embedder = &procEmbedder{slots: make(chan struct{}, eo.Workers), command: eo.Helper,
+			memory: eo.HelperMemoryBytes, running: &p.embedCount.running}
+	} else {
+		p.embedder = newThreadEmbedder(eo.Workers, &p.embedCount.running)
 	}
 	return p, nil
 }
@@ -66,9 +91,15 @@ func (p *Pool) run(ready chan<- error, warm bool) {
 	}
 	defer w.free()
 	if warm {
-		r := w.process(cSMILES, "CC(=O)Oc1ccccc1C(=O)O", nil, flagGen3D)
+		r := w.process(cSMILES, "CC(=O)Oc1ccccc1C(=O)O", nil, flagCoords2D)
 		if r.err != "" {
 			ready <- fmt.Errorf("warm-up: %s", r.err)
+			return
+		}
+		// ETKDG's torsion tables and MMFF94's parameters are built on first
+		// use: once here, before any embedding thread starts.
+		if e := embed(r.smiles, embedParams{MaxAttempts: 1, MMFFMaxIters: 10, Seed: embedSeed}, stopFlag{}); e.Status != embedOK {
+			ready <- fmt.Errorf("warm-up: embed: %d %s", e.Status, e.Error)
 			return
 		}
 		w.process(cInChI, "InChI=1S/C3H7NO2/c1-2(4)3(5)6/h2H,4H2,1H3,(H,5,6)/t2-/m0/s1", nil, flagCoords2D)
@@ -90,6 +121,9 @@ func (p *Pool) run(ready chan<- error, warm bool) {
 func (p *Pool) Close() error {
 	p.once.Do(func() { close(p.quit) })
 	p.wg.Wait()
+	if p.embedder != nil {
+		p.embedder.close()
+	}
 	return nil
 }
 
@@ -99,7 +133,51 @@ func (p *Pool) Close() error {
 // molecule that parses but breaks a validation rule is returned with
 // Validated false. ctx bounds the wait for a free worker and for the
 // result (RDKit itself cannot be interrupted).
+//
+// With Generate3D the molecule is then embedded (see embed.go), unless it
+// is over the 3D budget: a *TooLargeFor3DError, after the registration
+// chemistry but before any 3D work. An embedding stopped at its time limit
+// is ErrEmbedTimeout; one stopped because ctx ended gives ctx's error. An
+// embedding that finds no coordinates is not an error: the Result has 2D
+// coordinates and an "embed_failed" warning.
 func (p *Pool) Process(ctx context.Context, in Input) (*Result, error) {
+	gen3D := in.Generate3D
+	in.Generate3D = false
+	res, err := p.process(ctx, in)
+	if err != nil || !gen3D {
+		return res, err
+	}
+	if err := p.Check3D(res.HeavyAtoms, res.RotatableBonds); err != nil {
+		return nil, fmt.Errorf("chem: %s: %w", res.SMILES, err)
+	}
+	t0 := time.Now()
+	e, err := p.embed3D(ctx, res.SMILES)
+	if err != nil {
+		return nil, err
+	}
+	res.Timing.Coordinates += time.Since(t0)
+	if e.Status == embedOK {
+		res.Has3D, res.Molfile, res.XYZ = true, e.Molblock, e.XYZ
+		if !e.MMFF {
+			res.Validation = append(res.Validation, Issue{Level: LevelWarning, Code: "no_mmff",
+				Message: "no MMFF94 parameters: 3D coordinates not optimised"})
+		}
+		return res, nil
+	}
+	res.Validation = append(res.Validation, Issue{Level: LevelWarning, Code: "embed_failed",
+		Message: "3D embedding failed; 2D coordinates given"})
+	if !in.Coordinates2D {
+		d, err := p.process(ctx, Input{Format: FormatSMILES, Content: res.SMILES, NoNormalize: true, Coordinates2D: true})
+		if err != nil {
+			return nil, err
+		}
+		res.Molfile = d.Molfile
+	}
+	return res, nil
+}
+
+// process runs in through one registration worker (no 3D).
+func (p *Pool) process(ctx context.Context, in Input) (*Result, error) {
 	j, err := prepare(in)
 	if err != nil {
 		return nil, err
@@ -140,9 +218,6 @@ func prepare(in Input) (job, error) {
 	j := job{text: in.Content}
 	if len(in.Content) > MaxContentBytes {
 		return j, &MoleculeError{Format: in.Format, Reason: fmt.Sprintf("content larger than %d bytes", MaxContentBytes)}
-	}
-	if in.Generate3D {
-		j.flags |= flagGen3D
 	}
 	if in.Coordinates2D {
 		j.flags |= flagCoords2D

@@ -1,0 +1,388 @@
+package chem
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// 3D embedding (ETKDGv3 + MMFF94) is the only chemistry whose cost is not
+// bounded by the registration limits: for a 999-carbon chain it ran for
+// minutes, grew the process past 4 GB and cannot be interrupted inside
+// RDKit. So it is bounded three ways before and while it runs:
+//
+//   - a budget checked before any work (Pool.Check3D): heavy atoms and
+//     rotatable bonds. PubChem3D generates conformers only for molecules
+//     with at most 50 non-hydrogen atoms and 15 rotatable bonds (Bolton et
+//     al., J. Cheminform. 2011, 3:32); our defaults, 100 and 30, keep every
+//     drug-like docking ligand (imatinib: 37 and 7) with room to spare;
+//   - RDKit's own bounds: at most MaxAttempts ETKDG attempts (one
+//     EmbedMolecule call with maxIterations 1 each) and MMFFMaxIters
+//     MMFF94 iterations;
+//   - a wall-time limit, Timeout.
+//
+// Embedding runs apart from the registration workers, so registrations
+// never wait behind it, on Workers slots of one of two kinds:
+//
+//   - threads (the default): OS-locked goroutines of this process. RDKit
+//     cannot be interrupted, but mg_embed reads a stop flag between ETKDG
+//     attempts and between chunks of 50 MMFF iterations, so a cancelled or
+//     over-time embedding gives its thread back after one attempt or chunk;
+//   - a helper process per embedding (Helper set): the binary re-executed
+//     (RunEmbedHelper), killed on cancel or timeout, with an address-space
+//     limit (RLIMIT_AS) and a parent-death signal.
+//
+// The measurements behind the default are in the package tests
+// (TestEmbedCapacityFreed, BenchmarkEmbed*).
+
+// Embedding defaults (EmbedOptions' zero values mean these).
+const (
+	DefaultMax3DHeavyAtoms     = 100
+	DefaultMax3DRotatableBonds = 30
+	DefaultEmbedAttempts       = 200
+	DefaultMMFFMaxIters        = 2000
+	DefaultEmbedTimeout        = 20 * time.Second
+	DefaultHelperMemoryBytes   = 2 << 30
+)
+
+// embedSeed is the fixed seed of the first ETKDG attempt (reproducible
+// conformers).
+const embedSeed = 0x5eed
+
+// Errors of 3D embedding.
+var (
+	// ErrTooLargeFor3D is wrapped by *TooLargeFor3DError: the molecule is
+	// over the 3D budget, and nothing was computed.
+	ErrTooLargeFor3D = errors.New("too large for 3D embedding")
+	// ErrEmbedTimeout: the embedding ran past EmbedOptions.Timeout and was
+	// stopped. It does not wrap context.DeadlineExceeded: the caller's own
+	// deadline is reported as that.
+	ErrEmbedTimeout = errors.New("3D embedding timed out")
+)
+
+// TooLargeFor3DError names the 3D limit a molecule is over.
+type TooLargeFor3DError struct {
+	What  string // "heavy atoms" or "rotatable bonds"
+	Count int
+	Limit int
+}
+
+func (e *TooLargeFor3DError) Error() string {
+	return fmt.Sprintf("%v: %d %s, more than the %d a molecule may have for a 3D structure",
+		ErrTooLargeFor3D, e.Count, e.What, e.Limit)
+}
+
+// Unwrap makes errors.Is(err, ErrTooLargeFor3D) true.
+func (e *TooLargeFor3DError) Unwrap() error { return ErrTooLargeFor3D }
+
+// EmbedOptions bound 3D embedding; zero fields take the defaults above.
+type EmbedOptions struct {
+	// MaxHeavyAtoms and MaxRotatableBonds (RDKit's strict definition, as
+	// Result.RotatableBonds) are the budget checked before any work.
+	MaxHeavyAtoms     int
+	MaxRotatableBonds int
+	// MaxAttempts bounds the ETKDG attempts (RDKit's maxIterations), the
+	// second half of them from random coordinates.
+	MaxAttempts int
+	// MMFFMaxIters bounds the MMFF94 optimisation (RDKit's maxIters).
+	MMFFMaxIters int
+	// Timeout bounds the wall time of one embedding, waiting for a slot
+	// not included.
+	Timeout time.Duration
+	// Workers is the number of embeddings that run at once
+	// (runtime.GOMAXPROCS(0) if <= 0); more callers wait for a slot as
+	// long as their context allows.
+	Workers int
+	// Helper, if set, makes the command of a helper process (the binary
+	// itself, which must call RunEmbedHelper for it): each embedding then
+	// runs in its own process, killed when cancelled or over time.
+	Helper func() *exec.Cmd
+	// HelperMemoryBytes is the helper's RLIMIT_AS.
+	HelperMemoryBytes int64
+}
+
+func (o EmbedOptions) withDefaults() EmbedOptions {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MaxHeavyAtoms, DefaultMax3DHeavyAtoms)
+	def(&o.MaxRotatableBonds, DefaultMax3DRotatableBonds)
+	def(&o.MaxAttempts, DefaultEmbedAttempts)
+	def(&o.MMFFMaxIters, DefaultMMFFMaxIters)
+	def(&o.Workers, runtime.GOMAXPROCS(0))
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultEmbedTimeout
+	}
+	if o.HelperMemoryBytes <= 0 {
+		o.HelperMemoryBytes = DefaultHelperMemoryBytes
+	}
+	return o
+}
+
+// EmbedStats counts embeddings since the Pool started.
+type EmbedStats struct {
+	Started   int64 // embeddings begun (each ran ETKDG at least once unless stopped first)
+	Embedded  int64 // gave 3D coordinates
+	Failed    int64 // no coordinates within the attempts, or an error
+	Refused   int64 // over the budget (Check3D), nothing computed
+	TimedOut  int64 // stopped at Timeout
+	Cancelled int64 // stopped because the caller's context ended
+	Running   int64 // running now
+}
+
+type embedCounters struct {
+	started, embedded, failed, refused, timedOut, cancelled, running atomic.Int64
+}
+
+// EmbedStats returns the embedding counters.
+func (p *Pool) EmbedStats() EmbedStats {
+	c := &p.embedCount
+	return EmbedStats{Started: c.started.Load(), Embedded: c.embedded.Load(), Failed: c.failed.Load(),
+		Refused: c.refused.Load(), TimedOut: c.timedOut.Load(), Cancelled: c.cancelled.Load(), Running: c.running.Load()}
+}
+
+// EmbedLimits returns the 3D limits in force (defaults filled in).
+func (p *Pool) EmbedLimits() EmbedOptions { return p.embedOpts }
+
+// Check3D returns a *TooLargeFor3DError if a molecule with these counts is
+// over the 3D budget. It costs nothing: callers with a stored record check
+// before any chemistry.
+func (p *Pool) Check3D(heavyAtoms, rotatableBonds int) error {
+	o := p.embedOpts
+	var err error
+	switch {
+	case heavyAtoms > o.MaxHeavyAtoms:
+		err = &TooLargeFor3DError{What: "heavy atoms", Count: heavyAtoms, Limit: o.MaxHeavyAtoms}
+	case rotatableBonds > o.MaxRotatableBonds:
+		err = &TooLargeFor3DError{What: "rotatable bonds", Count: rotatableBonds, Limit: o.MaxRotatableBonds}
+	}
+	if err != nil {
+		p.embedCount.refused.Add(1)
+	}
+	return err
+}
+
+// timeoutCause marks the end of an embedding's own wall-time limit.
+var errTimeoutCause = errors.New("embedding wall-time limit")
+
+// embed3D embeds the molecule of a canonical SMILES within the limits.
+// Errors: ErrEmbedTimeout, the context's error, ErrPoolClosed.
+func (p *Pool) embed3D(ctx context.Context, smiles string) (embedded, error) {
+	o := p.embedOpts
+	tctx, cancel := context.WithTimeoutCause(ctx, o.Timeout, errTimeoutCause)
+	defer cancel()
+	c := &p.embedCount
+	params := embedParams{MaxAttempts: o.MaxAttempts, MMFFMaxIters: o.MMFFMaxIters, Seed: embedSeed, MaxHeavyAtoms: o.MaxHeavyAtoms}
+	r, err := p.embedder.run(tctx, smiles, params, func() { c.started.Add(1); c.running.Add(1) })
+	switch {
+	case err == nil:
+	case errors.Is(context.Cause(tctx), errTimeoutCause) && ctx.Err() == nil:
+		c.timedOut.Add(1)
+		return r, fmt.Errorf("chem: embed %s: %w after %v", smiles, ErrEmbedTimeout, o.Timeout)
+	case ctx.Err() != nil:
+		c.cancelled.Add(1)
+		return r, fmt.Errorf("chem: embed %s: %w", smiles, ctx.Err())
+	default:
+		return r, err
+	}
+	if r.Status == embedOK {
+		c.embedded.Add(1)
+	} else {
+		c.failed.Add(1)
+	}
+	return r, nil
+}
+
+// embedder runs mg_embed on one of a bounded number of slots. run waits
+// for a slot while ctx allows, calls begin when the embedding starts, and
+// returns ctx.Err() once the embedding has stopped if ctx ends first.
+type embedder interface {
+	run(ctx context.Context, smiles string, p embedParams, begin func()) (embedded, error)
+	close()
+}
+
+// threadEmbedder runs embeddings on its own OS-locked threads.
+type threadEmbedder struct {
+	jobs    chan embedJob
+	quit    chan struct{}
+	wg      sync.WaitGroup
+	once    sync.Once
+	running *atomic.Int64
+}
+
+type embedJob struct {
+	smiles string
+	p      embedParams
+	stop   stopFlag
+	begin  func()
+	reply  chan embedded
+}
+
+func newThreadEmbedder(n int, running *atomic.Int64) *threadEmbedder {
+	e := &threadEmbedder{jobs: make(chan embedJob), quit: make(chan struct{}), running: running}
+	for i := 0; i < n; i++ {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			// Never unlocked: the thread ends with the goroutine.
+			runtime.LockOSThread()
+			for {
+				select {
+				case j := <-e.jobs:
+					j.begin()
+					r := embed(j.smiles, j.p, j.stop)
+					e.running.Add(-1)
+					j.reply <- r
+				case <-e.quit:
+					return
+				}
+			}
+		}()
+	}
+	return e
+}
+
+func (e *threadEmbedder) run(ctx context.Context, smiles string, p embedParams, begin func()) (embedded, error) {
+	j := embedJob{smiles: smiles, p: p, stop: newStopFlag(), begin: begin, reply: make(chan embedded, 1)}
+	select {
+	case e.jobs <- j:
+	case <-ctx.Done():
+		j.stop.free()
+		return embedded{}, ctx.Err()
+	case <-e.quit:
+		j.stop.free()
+		return embedded{}, ErrPoolClosed
+	}
+	select {
+	case r := <-j.reply:
+		j.stop.free()
+		return r, nil
+	case <-ctx.Done():
+		// mg_embed looks at the flag after each ETKDG attempt and MMFF
+		// chunk; waiting for it means the slot is free when we return,
+		// and the flag's memory is no longer read.
+		j.stop.set()
+		<-j.reply
+		j.stop.free()
+		return embedded{}, ctx.Err()
+	}
+}
+
+func (e *threadEmbedder) close() {
+	e.once.Do(func() { close(e.quit) })
+	e.wg.Wait()
+}
+
+// procEmbedder runs each embedding in a helper process.
+type procEmbedder struct {
+	slots   chan struct{}
+	command func() *exec.Cmd
+	memory  int64
+	running *atomic.Int64
+}
+
+// helperRequest is what RunEmbedHelper reads.
+type helperRequest struct {
+	SMILES      string      `json:"smiles"`
+	Params      embedParams `json:"params"`
+	MemoryBytes int64       `json:"memory_bytes"`
+}
+
+// maxHelperOutput bounds what is read from a helper: the molfile and XYZ
+// of a 100-heavy-atom molecule with hydrogens are ~40 KB.
+const maxHelperOutput = 16 << 20
+
+func (e *procEmbedder) run(ctx context.Context, smiles string, p embedParams, begin func()) (embedded, error) {
+	select {
+	case e.slots <- struct{}{}:
+	case <-ctx.Done():
+		return embedded{}, ctx.Err()
+	}
+	defer func() { <-e.slots }()
+	req, err := json.Marshal(helperRequest{SMILES: smiles, Params: p, MemoryBytes: e.memory})
+	if err != nil {
+		return embedded{}, err
+	}
+	cmd := e.command()
+	cmd.Stdin = bytes.NewReader(req)
+	out, errOut := &capped{max: maxHelperOutput}, &capped{max: 4096}
+	cmd.Stdout, cmd.Stderr = out, errOut
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// The helper dies with us. Pdeathsig fires when the thread that forked
+	// it exits, so that thread stays locked until the helper is reaped.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	begin()
+	defer e.running.Add(-1)
+	if err := cmd.Start(); err != nil {
+		return embedded{Status: embedError, Error: "start 3D helper: " + err.Error()}, nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		cmd.Process.Kill() //nolint:errcheck // it may have exited meanwhile
+		<-done
+		return embedded{}, ctx.Err()
+	}
+	if err != nil {
+		return embedded{Status: embedError, Error: fmt.Sprintf("3D helper: %v: %s", err, printable(errOut.String()))}, nil
+	}
+	var r embedded
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		return embedded{Status: embedError, Error: fmt.Sprintf("3D helper: bad answer: %v", err)}, nil
+	}
+	return r, nil
+}
+
+func (e *procEmbedder) close() {}
+
+// capped is a bytes.Buffer that keeps at most max bytes.
+type capped struct {
+	bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.Len(); room < len(p) {
+		c.Buffer.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return c.Buffer.Write(p)
+}
+
+// RunEmbedHelper is the body of the 3D helper process (EmbedOptions.Helper):
+// it reads one request from r, limits its own address space, embeds, and
+// writes the result to w. cmd/molgraph runs it as the hidden subcommand
+// "chem-embed-helper"; test binaries run it from TestMain.
+func RunEmbedHelper(r io.Reader, w io.Writer) error {
+	var req helperRequest
+	if err := json.NewDecoder(io.LimitReader(r, MaxContentBytes)).Decode(&req); err != nil {
+		return fmt.Errorf("chem: embed helper: read request: %w", err)
+	}
+	if req.MemoryBytes > 0 {
+		lim := syscall.Rlimit{Cur: uint64(req.MemoryBytes), Max: uint64(req.MemoryBytes)}
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+			return fmt.Errorf("chem: embed helper: RLIMIT_AS: %w", err)
+		}
+	}
+	runtime.LockOSThread()
+	initRDKit()
+	res := embed(req.SMILES, req.Params, stopFlag{})
+	return json.NewEncoder(w).Encode(res)
+}

@@ -1,0 +1,155 @@
+package chem
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// helperCommand re-executes the test binary as the 3D helper.
+func helperCommand() *exec.Cmd {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv+"=embed")
+	return cmd
+}
+
+// imatinibSMILES is imatinib (37 heavy atoms, 7 rotatable bonds).
+const imatinibSMILES = "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1"
+
+// embedModes are the two ways of running embeddings, with o's limits.
+func embedModes(o EmbedOptions) map[string]Options {
+	h := o
+	h.Helper = helperCommand
+	return map[string]Options{"threads": {Workers: 1, Embed: o}, "helper": {Workers: 1, Embed: h}}
+}
+
+func newTestPool(t testing.TB, o Options) *Pool {
+	t.Helper()
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// TestEmbedBudget: molecules over the 3D budget are refused before any
+// embedding, naming the limit; within it, imatinib is embedded.
+func TestEmbedBudget(t *testing.T) {
+	p := newTestPool(t, Options{Workers: 1})
+	if err := p.Check3D(999, 996); !errors.Is(err, ErrTooLargeFor3D) || !strings.Contains(err.Error(), "999 heavy atoms, more than the 100") {
+		t.Errorf("Check3D(999 heavy): %v", err)
+	}
+	for _, tc := range []struct{ name, smiles, want string }{
+		{"999-carbon chain", strings.Repeat("C", 999), "999 heavy atoms, more than the 100"},
+		{"C40 chain: 37 rotatable bonds", strings.Repeat("C", 40), "37 rotatable bonds, more than the 30"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := p.EmbedStats()
+			_, err := p.Process(context.Background(), Input{Format: FormatSMILES, Content: tc.smiles, Generate3D: true})
+			var tl *TooLargeFor3DError
+			if !errors.As(err, &tl) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one naming %q", err, tc.want)
+			}
+			if after := p.EmbedStats(); after.Started != before.Started || after.Refused != before.Refused+1 {
+				t.Errorf("stats %+v -> %+v: want one refusal and no embedding", before, after)
+			}
+		})
+	}
+	for mode, o := range embedModes(EmbedOptions{}) {
+		t.Run("imatinib/"+mode, func(t *testing.T) {
+			p := newTestPool(t, o)
+			r, err := p.Process(context.Background(), Input{Format: FormatSMILES, Content: imatinibSMILES, Generate3D: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Has3D || !strings.Contains(r.Molfile, "V2000") || strings.HasPrefix(r.XYZ, "68\n") == false {
+				t.Fatalf("no 3D structure (has3d %v, xyz %.20q)", r.Has3D, r.XYZ)
+			}
+			back, err := testPool.Process(context.Background(), Input{Format: FormatMolfile, Content: r.Molfile})
+			if err != nil || back.InChIKey != r.InChIKey {
+				t.Errorf("3D molfile reads back as %v (%v), want %s", back, err, r.InChIKey)
+			}
+			if s := p.EmbedStats(); s.Started != 1 || s.Embedded != 1 || s.Running != 0 {
+				t.Errorf("stats %+v", s)
+			}
+		})
+	}
+}
+
+// TestEmbedSameInBothModes: the helper process computes exactly what the
+// threads compute.
+func TestEmbedSameInBothModes(t *testing.T) {
+	var molfiles []string
+	for _, mode := range []string{"threads", "helper"} {
+		p := newTestPool(t, embedModes(EmbedOptions{})[mode])
+		r, err := p.Process(context.Background(), Input{Format: FormatSMILES, Content: "CC(=O)Oc1ccccc1C(=O)O", Generate3D: true})
+		if err != nil || !r.Has3D {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		molfiles = append(molfiles, r.Molfile)
+	}
+	if molfiles[0] != molfiles[1] {
+		t.Errorf("threads and helper differ:\n%s\n%s", molfiles[0], molfiles[1])
+	}
+}
+
+// heavySMILES is within a raised budget and takes seconds to embed: a
+// 300-carbon chain (~900 atoms with hydrogens).
+var heavySMILES = strings.Repeat("C", 300)
+
+var heavyBudget = EmbedOptions{MaxHeavyAtoms: 1000, MaxRotatableBonds: 1000, Workers: 1}
+
+// TestEmbedCapacityFreed: in both modes, an embedding whose caller goes
+// away, or that runs past its time limit, frees its slot at once: the next
+// embedding on the single slot starts without waiting for the first.
+func TestEmbedCapacityFreed(t *testing.T) {
+	for mode, o := range embedModes(heavyBudget) {
+		t.Run(mode, func(t *testing.T) {
+			p := newTestPool(t, o)
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			t0 := time.Now()
+			_, err := p.Process(ctx, Input{Format: FormatSMILES, Content: heavySMILES, NoNormalize: true, Generate3D: true})
+			freed := time.Since(t0)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("abandoned: error %v, want the caller's deadline", err)
+			}
+			t.Logf("%s: abandoned after 500 ms, returned (slot free) after %v", mode, freed)
+			if freed > 1500*time.Millisecond {
+				t.Errorf("slot held %v after the caller left", freed)
+			}
+			t1 := time.Now()
+			r, err := p.Process(context.Background(), Input{Format: FormatSMILES, Content: "CCO", Generate3D: true})
+			if err != nil || !r.Has3D {
+				t.Fatalf("small embedding after: %v", err)
+			}
+			t.Logf("%s: next small embedding took %v", mode, time.Since(t1))
+			if s := p.EmbedStats(); s.Cancelled != 1 || s.Running != 0 {
+				t.Errorf("stats %+v", s)
+			}
+		})
+		t.Run(mode+"/timeout", func(t *testing.T) {
+			o := o
+			o.Embed.Timeout = 500 * time.Millisecond
+			p := newTestPool(t, o)
+			t0 := time.Now()
+			_, err := p.Process(context.Background(), Input{Format: FormatSMILES, Content: heavySMILES, NoNormalize: true, Generate3D: true})
+			took := time.Since(t0)
+			if !errors.Is(err, ErrEmbedTimeout) || errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("error %v, want ErrEmbedTimeout", err)
+			}
+			t.Logf("%s: time limit 500 ms, returned after %v", mode, took)
+			if took > 2*time.Second {
+				t.Errorf("returned after %v", took)
+			}
+			if s := p.EmbedStats(); s.TimedOut != 1 || s.Running != 0 {
+				t.Errorf("stats %+v", s)
+			}
+		})
+	}
+}
