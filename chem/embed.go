@@ -1,14 +1,18 @@
 package chem
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -51,7 +55,7 @@ const (
 	DefaultEmbedAttempts       = 200
 	DefaultMMFFMaxIters        = 2000
 	DefaultEmbedTimeout        = 20 * time.Second
-	DefaultHelperMemoryBytes   = 2 << 30
+	DefaultHelperMemoryBytes   = 1 << 30
 )
 
 // embedSeed is the fixed seed of the first ETKDG attempt (reproducible
@@ -106,7 +110,10 @@ type EmbedOptions struct {
 	// itself, which must call RunEmbedHelper for it): each embedding then
 	// runs in its own process, killed when cancelled or over time.
 	Helper func() *exec.Cmd
-	// HelperMemoryBytes is the helper's RLIMIT_AS.
+	// HelperMemoryBytes is the address space a helper may map beyond what
+	// it has mapped when it starts: its RLIMIT_AS is the sum. (An idle
+	// helper maps ~1.3 GB, mostly the Go runtime's and jemalloc's
+	// reservations, of which ~30 MB are resident.)
 	HelperMemoryBytes int64
 }
 
@@ -284,73 +291,208 @@ func (e *threadEmbedder) close() {
 	e.wg.Wait()
 }
 
-// procEmbedder runs each embedding in a helper process.
+// procEmbedder runs embeddings in helper processes, one per slot, each
+// serving one embedding after another over its stdin and stdout (JSON
+// lines). A helper whose caller goes away or whose time is up is killed,
+// which frees its slot at once; the slot starts a new helper when next
+// used. Every helper is started by one OS-locked goroutine that lives as
+// long as the embedder, so their parent-death signal (which fires when the
+// forking thread exits) fires only when we are gone.
 type procEmbedder struct {
-	slots   chan struct{}
+	slots   chan *helperProc // Workers entries; nil: no helper started yet
 	command func() *exec.Cmd
 	memory  int64
 	running *atomic.Int64
+	spawn   chan chan helperStart
+	quit    chan struct{}
+	once    sync.Once
+	spawner sync.WaitGroup
+	started atomic.Int64 // helper processes started
 }
 
-// helperRequest is what RunEmbedHelper reads.
+type helperProc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	stderr *capped
+	exited chan struct{} // closed when the process is reaped
+}
+
+// vmSize reads the process's mapped address space (VmSize), in bytes.
+func vmSize() (int64, error) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmSize:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no VmSize in /proc/self/status")
+}
+
+// helperRequest is one line a helper reads.
 type helperRequest struct {
 	SMILES      string      `json:"smiles"`
 	Params      embedParams `json:"params"`
 	MemoryBytes int64       `json:"memory_bytes"`
 }
 
-// maxHelperOutput bounds what is read from a helper: the molfile and XYZ
-// of a 100-heavy-atom molecule with hydrogens are ~40 KB.
-const maxHelperOutput = 16 << 20
+type helperStart struct {
+	h   *helperProc
+	err error
+}
+
+func newProcEmbedder(n int, command func() *exec.Cmd, memory int64, running *atomic.Int64) *procEmbedder {
+	e := &procEmbedder{slots: make(chan *helperProc, n), command: command, memory: memory, running: running,
+		spawn: make(chan chan helperStart), quit: make(chan struct{})}
+	for i := 0; i < n; i++ {
+		e.slots <- nil
+	}
+	e.spawner.Add(1)
+	go func() {
+		defer e.spawner.Done()
+		// Never unlocked: the helpers' parent-death signal is tied to this
+		// thread, which ends with this goroutine (at close).
+		runtime.LockOSThread()
+		for {
+			select {
+			case reply := <-e.spawn:
+				h, err := e.start()
+				reply <- helperStart{h, err}
+			case <-e.quit:
+				return
+			}
+		}
+	}()
+	return e
+}
+
+// start runs on the spawner's thread.
+func (e *procEmbedder) start() (*helperProc, error) {
+	cmd := e.command()
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	h := &helperProc{cmd: cmd, stderr: &capped{max: 4096}, exited: make(chan struct{})}
+	cmd.Stderr = h.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	e.started.Add(1)
+	h.stdin, h.stdout = in, bufio.NewReaderSize(out, 64<<10)
+	go func() {
+		cmd.Wait() //nolint:errcheck // a helper's exit is seen as EOF on stdout
+		close(h.exited)
+	}()
+	return h, nil
+}
+
+// kill ends a helper and waits until it is reaped.
+func (h *helperProc) kill() {
+	h.cmd.Process.Kill() //nolint:errcheck // it may have exited meanwhile
+	<-h.exited
+}
 
 func (e *procEmbedder) run(ctx context.Context, smiles string, p embedParams, begin func()) (embedded, error) {
+	var h *helperProc
 	select {
-	case e.slots <- struct{}{}:
+	case h = <-e.slots:
 	case <-ctx.Done():
 		return embedded{}, ctx.Err()
+	case <-e.quit:
+		return embedded{}, ErrPoolClosed
 	}
-	defer func() { <-e.slots }()
+	defer func() { e.slots <- h }()
+	if h != nil {
+		select {
+		case <-h.exited:
+			h = nil
+		default:
+		}
+	}
+	if h == nil {
+		reply := make(chan helperStart, 1)
+		select {
+		case e.spawn <- reply:
+		case <-e.quit:
+			return embedded{}, ErrPoolClosed
+		}
+		st := <-reply
+		if st.err != nil {
+			return embedded{Status: embedError, Error: "start 3D helper: " + st.err.Error()}, nil
+		}
+		h = st.h
+	}
 	req, err := json.Marshal(helperRequest{SMILES: smiles, Params: p, MemoryBytes: e.memory})
 	if err != nil {
 		return embedded{}, err
 	}
-	cmd := e.command()
-	cmd.Stdin = bytes.NewReader(req)
-	out, errOut := &capped{max: maxHelperOutput}, &capped{max: 4096}
-	cmd.Stdout, cmd.Stderr = out, errOut
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	// The helper dies with us. Pdeathsig fires when the thread that forked
-	// it exits, so that thread stays locked until the helper is reaped.
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	begin()
 	defer e.running.Add(-1)
-	if err := cmd.Start(); err != nil {
-		return embedded{Status: embedError, Error: "start 3D helper: " + err.Error()}, nil
+	type answer struct {
+		line []byte
+		err  error
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	got := make(chan answer, 1)
+	go func() {
+		if _, err := h.stdin.Write(append(req, '\n')); err != nil {
+			got <- answer{nil, err}
+			return
+		}
+		line, err := h.stdout.ReadBytes('\n')
+		got <- answer{line, err}
+	}()
 	select {
-	case err = <-done:
+	case a := <-got:
+		var r embedded
+		if a.err == nil {
+			a.err = json.Unmarshal(a.line, &r)
+		}
+		if a.err != nil {
+			h.kill()
+			msg := fmt.Sprintf("3D helper: %v: %s", a.err, printable(h.stderr.String()))
+			h = nil
+			return embedded{Status: embedError, Error: msg}, nil
+		}
+		return r, nil
 	case <-ctx.Done():
-		cmd.Process.Kill() //nolint:errcheck // it may have exited meanwhile
-		<-done
+		h.kill()
+		<-got // the pipes closed with the process
+		h = nil
 		return embedded{}, ctx.Err()
 	}
-	if err != nil {
-		return embedded{Status: embedError, Error: fmt.Sprintf("3D helper: %v: %s", err, printable(errOut.String()))}, nil
-	}
-	var r embedded
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		return embedded{Status: embedError, Error: fmt.Sprintf("3D helper: bad answer: %v", err)}, nil
-	}
-	return r, nil
 }
 
-func (e *procEmbedder) close() {}
+// close kills the idle helpers; the others die with the spawner's thread
+// (their parent-death signal) or are killed by their caller.
+func (e *procEmbedder) close() {
+	e.once.Do(func() {
+		close(e.quit)
+		e.spawner.Wait()
+		for {
+			select {
+			case h := <-e.slots:
+				if h != nil {
+					h.kill()
+				}
+			default:
+				return
+			}
+		}
+	})
+}
 
 // capped is a bytes.Buffer that keeps at most max bytes.
 type capped struct {
@@ -366,23 +508,37 @@ func (c *capped) Write(p []byte) (int, error) {
 	return c.Buffer.Write(p)
 }
 
-// RunEmbedHelper is the body of the 3D helper process (EmbedOptions.Helper):
-// it reads one request from r, limits its own address space, embeds, and
-// writes the result to w. cmd/molgraph runs it as the hidden subcommand
+// RunEmbedHelper is the body of a 3D helper process (EmbedOptions.Helper):
+// it reads requests from r (JSON lines), embeds each and writes the result
+// to w (JSON lines) until r ends. The first request's memory limit becomes
+// its RLIMIT_AS. cmd/molgraph runs it as the hidden subcommand
 // "chem-embed-helper"; test binaries run it from TestMain.
 func RunEmbedHelper(r io.Reader, w io.Writer) error {
-	var req helperRequest
-	if err := json.NewDecoder(io.LimitReader(r, MaxContentBytes)).Decode(&req); err != nil {
-		return fmt.Errorf("chem: embed helper: read request: %w", err)
-	}
-	if req.MemoryBytes > 0 {
-		lim := syscall.Rlimit{Cur: uint64(req.MemoryBytes), Max: uint64(req.MemoryBytes)}
-		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
-			return fmt.Errorf("chem: embed helper: RLIMIT_AS: %w", err)
-		}
-	}
 	runtime.LockOSThread()
 	initRDKit()
-	res := embed(req.SMILES, req.Params, stopFlag{})
-	return json.NewEncoder(w).Encode(res)
+	dec := json.NewDecoder(bufio.NewReader(r))
+	enc := json.NewEncoder(w)
+	limited := false
+	for {
+		var req helperRequest
+		if err := dec.Decode(&req); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("chem: embed helper: read request: %w", err)
+		}
+		if !limited && req.MemoryBytes > 0 {
+			size, err := vmSize()
+			if err != nil {
+				return fmt.Errorf("chem: embed helper: %w", err)
+			}
+			lim := syscall.Rlimit{Cur: uint64(size + req.MemoryBytes), Max: uint64(size + req.MemoryBytes)}
+			if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+				return fmt.Errorf("chem: embed helper: RLIMIT_AS: %w", err)
+			}
+			limited = true
+		}
+		if err := enc.Encode(embed(req.SMILES, req.Params, stopFlag{})); err != nil {
+			return err
+		}
+	}
 }

@@ -69,8 +69,7 @@ func New(o Options) (*Pool, error) {
 		}
 	}
 	if eo := p.embedOpts; eo.Helper != nil {
-		p.embedder = &procEmbedder{slots: make(chan struct{}, eo.Workers), command: eo.Helper,
-			memory: eo.HelperMemoryBytes, running: &p.embedCount.running}
+		p.embedder = newProcEmbedder(eo.Workers, eo.Helper, eo.HelperMemoryBytes, &p.embedCount.running)
 	} else {
 		p.embedder = newThreadEmbedder(eo.Workers, &p.embedCount.running)
 	}

@@ -114,6 +114,8 @@ func errorTable() []errorRow {
 		{is(chem.ErrInvalidMolecule), http.StatusUnprocessableEntity, "invalid_molecule"},
 		{is(chem.ErrUnsupportedFormat), http.StatusBadRequest, "invalid_request"},
 		{is(chem.ErrPoolClosed), http.StatusServiceUnavailable, "unavailable"},
+		{is(chem.ErrTooLargeFor3D), http.StatusUnprocessableEntity, "too_large_for_3d"},
+		{is(chem.ErrEmbedTimeout), http.StatusServiceUnavailable, "embedding_timeout"},
 		{is(batch.ErrBatchTooLarge), http.StatusRequestEntityTooLarge, "batch_too_large"},
 		{is(batch.ErrBadUpload), http.StatusBadRequest, "invalid_upload"},
 		{is(jobs.ErrNotFound), http.StatusNotFound, "not_found"},
@@ -148,6 +150,9 @@ func errorTable() []errorRow {
 		// service state
 		{is(ErrNotReady), http.StatusServiceUnavailable, "not_ready"},
 		{is(context.DeadlineExceeded), http.StatusServiceUnavailable, "timeout"},
+		// The client went away: nobody reads the answer, and it is not a
+		// server error (nginx's 499 for the log).
+		{is(context.Canceled), 499, "client_closed_request"},
 	}
 }
 

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cayleygraph/quad"
 	"github.com/go-chi/chi/v5"
@@ -291,10 +293,19 @@ func (s *Server) moleculeStructure(w http.ResponseWriter, r *http.Request) error
 		out = rec.SMILES + "\t" + rec.ID + "\n"
 	case "pdbqt":
 		// The docking-ready ligand: AutoDock types, Gasteiger charges,
-		// merged non-polar H, torsion tree and Meeko's REMARK lines.
-		_, data, err := jobsdocking.LigandPDBQT(r.Context(), reg, rec.ID)
+		// merged non-polar H, torsion tree and Meeko's REMARK lines, made
+		// from the stored conformer, which is embedded and stored first if
+		// the molecule has none.
+		ctx, cancel := context.WithTimeout(r.Context(), reg.Pool().EmbedLimits().Timeout+structureSlotWait)
+		defer cancel()
+		if rec.Structure == nil {
+			if err := storeConformer(ctx, reg, &rec); err != nil {
+				return err
+			}
+		}
+		_, data, err := jobsdocking.LigandPDBQT(ctx, reg, rec.ID)
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrUnprocessable, err)
+			return ligandError(err)
 		}
 		out = string(data)
 	default:
@@ -333,6 +344,69 @@ func (s *Server) moleculeStructure(w http.ResponseWriter, r *http.Request) error
 	w.WriteHeader(http.StatusOK)
 	_, err = w.Write([]byte(out))
 	return err
+}
+
+// structureSlotWait is how long GET .../structure?format=pdbqt waits for
+// a free 3D embedding slot (beyond the embedding's own time limit) before
+// it answers 503 timeout with Retry-After.
+const structureSlotWait = 10 * time.Second
+
+// storeConformer embeds the molecule of rec, which has no conformer, and
+// stores the conformer once: an SDF blob linked from the molecule's graph
+// (mg:structureFile), exactly as POST with generate_3d does, so that later
+// requests, and docking, reuse it. A molecule over the 3D budget is refused
+// from its stored counts before any chemistry (422 too_large_for_3d).
+func storeConformer(ctx context.Context, reg *batch.Registry, rec *ontology.MoleculeRecord) error {
+	pool := reg.Pool()
+	if err := pool.Check3D(rec.HeavyAtoms, rec.RotatableBonds); err != nil {
+		return fmt.Errorf("molecule %s: %w", rec.ID, err)
+	}
+	// The stored SMILES is the normalized molecule: no second normalization.
+	res, err := pool.Process(ctx, chem.Input{Format: chem.FormatSMILES, Content: rec.SMILES, NoNormalize: true, Generate3D: true})
+	if err != nil {
+		return err
+	}
+	if !res.Has3D {
+		return fmt.Errorf("%w: molecule %s: RDKit found no 3D coordinates", ErrUnprocessable, rec.ID)
+	}
+	_, rest, _ := strings.Cut(res.Molfile, "\n")
+	ref, err := reg.Store().Blobs().PutBytes([]byte(rec.ID + "\n" + strings.TrimSuffix(rest, "\n") + "\n$$$$\n"))
+	if err != nil {
+		return fmt.Errorf("store conformer of %s: %w", rec.ID, err)
+	}
+	// Re-read the graph so that nothing written since the handler read it
+	// is lost, and keep a conformer stored meanwhile.
+	cur, err := reg.Get(ctx, rec.ID)
+	if err != nil {
+		return err
+	}
+	if cur.Structure == nil {
+		cur.Has3D = true
+		cur.Structure = &ontology.MoleculeFile{SHA256: ref.SHA256, Bytes: ref.Size,
+			MediaType: "chemical/x-mdl-sdfile", Filename: rec.ID + ".sdf"}
+		qs, err := ontology.MoleculeQuads(reg.Base(), &cur)
+		if err != nil {
+			return err
+		}
+		if err := reg.Store().PutGraph(ctx, reg.IRI(rec.ID), qs); err != nil {
+			return fmt.Errorf("store conformer of %s: %w", rec.ID, err)
+		}
+	}
+	*rec = cur
+	return nil
+}
+
+// ligandError maps an error of ligand preparation: what is about the
+// molecule is 422, while a cancelled request, a timeout, a refusal by the
+// 3D budget or a closing pool keep their own status.
+func ligandError(err error) error {
+	for _, keep := range []error{context.Canceled, context.DeadlineExceeded, chem.ErrEmbedTimeout,
+		chem.ErrTooLargeFor3D, chem.ErrPoolClosed, graph.ErrClosed} {
+		if errors.Is(err, keep) {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %v", ErrUnprocessable, err)
 }
 
 // pageLimit reads ?limit= (default 100, 1..1000).

@@ -24,6 +24,7 @@ import (
 	"github.com/molgraph/molgraph/graph/rdfio"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
+	"github.com/molgraph/molgraph/ontology"
 	"github.com/molgraph/molgraph/parsers/sdf"
 )
 
@@ -33,11 +34,18 @@ type molFixture struct {
 	*fixture
 	store  *graph.Store
 	runner *jobs.Runner
+	pool   *chem.Pool
 }
 
 func newMolFixture(t *testing.T, maxBatch int) *molFixture {
 	t.Helper()
-	pool, err := chem.NewPool(0)
+	return newMolFixtureChem(t, maxBatch, chem.Options{})
+}
+
+// newMolFixtureChem is newMolFixture with a chem pool configured by o.
+func newMolFixtureChem(t *testing.T, maxBatch int, o chem.Options) *molFixture {
+	t.Helper()
+	pool, err := chem.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +70,7 @@ func newMolFixture(t *testing.T, maxBatch int) *molFixture {
 		c.Graph = st
 		c.Molecules = MoleculeServices{Registry: reg, Jobs: runner, Batch: task, MaxBatchRecords: maxBatch}
 	})
-	return &molFixture{fixture: f, store: st, runner: runner}
+	return &molFixture{fixture: f, store: st, runner: runner, pool: pool}
 }
 
 func (f *molFixture) post(t *testing.T, body string) *httptest.ResponseRecorder {
@@ -619,5 +627,194 @@ func TestMoleculeResponsesMatchOpenAPI(t *testing.T) {
 		if err := sch.Validate(inst); err != nil {
 			t.Errorf("%s %s -> %s: %v\nbody: %s", tt.method, tt.path, status, err, rec.Body)
 		}
+	}
+}
+
+// embedHelperEnv makes this test binary the chem 3D helper process
+// (chem.RunEmbedHelper). It is read in an init function rather than a
+// TestMain so that the helper starts before any test machinery, whatever
+// TestMain the package has.
+const embedHelperEnv = "MOLGRAPH_HANDLERS_TEST_EMBED_HELPER"
+
+func init() {
+	if os.Getenv(embedHelperEnv) != "embed" {
+		return
+	}
+	if err := chem.RunEmbedHelper(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// embedHelper is the command of a 3D helper process: this test binary.
+func embedHelper() *exec.Cmd {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), embedHelperEnv+"=embed")
+	return cmd
+}
+
+// register POSTs a SMILES and returns the new molecule's id.
+func (f *molFixture) register(t *testing.T, smiles string) string {
+	t.Helper()
+	rec := f.post(t, `{"format": "smiles", "content": "`+smiles+`"}`)
+	if rec.Code != 201 {
+		t.Fatalf("POST %.40s: %d %s", smiles, rec.Code, rec.Body)
+	}
+	return decode[map[string]any](t, rec)["id"].(string)
+}
+
+// TestMoleculeStructure3DBudget: a registered 999-carbon chain is refused
+// 3D at once from its stored counts (422 too_large_for_3d naming the
+// limit), with no embedding started and nothing stored; POST with
+// generate_3d of a molecule over the rotatable-bond budget is refused the
+// same way and stores nothing.
+func TestMoleculeStructure3DBudget(t *testing.T) {
+	f := newMolFixture(t, 0)
+	id := f.register(t, strings.Repeat("C", 999))
+	t0 := time.Now()
+	rec := f.do(t, "GET", "/v1/molecules/"+id+"/structure?format=pdbqt", "read", nil)
+	took := time.Since(t0)
+	p := problemOf(t, rec, 422, "too_large_for_3d")
+	if !strings.Contains(p.Detail, "999 heavy atoms, more than the 100") {
+		t.Errorf("detail %q does not name the limit", p.Detail)
+	}
+	if took > time.Second {
+		t.Errorf("refusal took %v", took)
+	}
+	if s := f.pool.EmbedStats(); s.Started != 0 || s.Refused != 1 {
+		t.Errorf("embed stats %+v", s)
+	}
+	m := decode[map[string]any](t, f.do(t, "GET", "/v1/molecules/"+id, "read", nil))
+	if m["has_3d"] != false || m["structure_file"] != nil {
+		t.Errorf("refused molecule changed: %v", m)
+	}
+
+	c40 := strings.Repeat("C", 40)
+	p = problemOf(t, f.post(t, `{"format": "smiles", "content": "`+c40+`", "generate_3d": true}`), 422, "too_large_for_3d")
+	if !strings.Contains(p.Detail, "37 rotatable bonds, more than the 30") {
+		t.Errorf("detail %q does not name the limit", p.Detail)
+	}
+	if has, err := f.store.HasGraph(context.Background(), quad.IRI("http://example.org/id/molecule/"+ontologyID(t, f, c40))); err != nil || has {
+		t.Errorf("refused molecule stored (%v)", err)
+	}
+}
+
+// ontologyID is the id a SMILES registers under.
+func ontologyID(t *testing.T, f *molFixture, smiles string) string {
+	t.Helper()
+	res, err := f.pool.Process(context.Background(), chem.Input{Format: chem.FormatSMILES, Content: smiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ontology.MoleculeID(res.SMILES)
+}
+
+// TestMoleculeStructureReusesConformer: imatinib registered without 3D
+// gets a docking PDBQT on the first GET, whose conformer is stored (the
+// record then has has_3d and a structure file, and ?format=sdf serves it);
+// later GETs reuse it: one embedding in all.
+func TestMoleculeStructureReusesConformer(t *testing.T) {
+	f := newMolFixtureChem(t, 0, chem.Options{Embed: chem.EmbedOptions{Helper: embedHelper}})
+	id := f.register(t, "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1")
+	first := f.do(t, "GET", "/v1/molecules/"+id+"/structure?format=pdbqt", "read", nil)
+	if first.Code != 200 || !strings.Contains(first.Body.String(), "TORSDOF") || !strings.Contains(first.Body.String(), "REMARK SMILES") {
+		t.Fatalf("pdbqt: %d %.300s", first.Code, first.Body)
+	}
+	m := decode[map[string]any](t, f.do(t, "GET", "/v1/molecules/"+id, "read", nil))
+	if m["has_3d"] != true || m["structure_file"] == nil {
+		t.Fatalf("conformer not stored: %v", m)
+	}
+	sdfRec := f.do(t, "GET", "/v1/molecules/"+id+"/structure?format=sdf", "read", nil)
+	if sdfRec.Code != 200 || !strings.Contains(sdfRec.Body.String(), " H  ") {
+		t.Errorf("sdf is not the stored 3D conformer with hydrogens: %.400s", sdfRec.Body)
+	}
+	for i := 0; i < 2; i++ {
+		again := f.do(t, "GET", "/v1/molecules/"+id+"/structure?format=pdbqt", "read", nil)
+		if again.Code != 200 || again.Body.String() != first.Body.String() {
+			t.Fatalf("GET %d: %d, body differs: %v", i+2, again.Code, again.Body.String() != first.Body.String())
+		}
+	}
+	if s := f.pool.EmbedStats(); s.Started != 1 || s.Embedded != 1 {
+		t.Errorf("embed stats %+v, want exactly one embedding", s)
+	}
+}
+
+// heavyChem lets a 300-carbon chain through the 3D budget: its embedding
+// takes minutes, as the 999-carbon chain's did before there was a budget.
+var heavyChem = chem.Options{Embed: chem.EmbedOptions{MaxHeavyAtoms: 1000, MaxRotatableBonds: 1000, Helper: embedHelper}}
+
+// doCtx serves one request with ctx as its context.
+func (f *molFixture) doCtx(ctx context.Context, method, target, who string, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, target, strings.NewReader(body)).WithContext(ctx)
+	req.Header.Set("Authorization", "Bearer "+f.tokens[who])
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	f.srv.ServeHTTP(rec, req)
+	return rec
+}
+
+// TestMoleculeStructureAbandoned: two heavy 3D requests abandoned by
+// their clients after 2 s answer 499 (not 422), free their embedding slots
+// when they return, and a small POST /v1/molecules right after is not
+// slowed by more than a second compared with one before them.
+func TestMoleculeStructureAbandoned(t *testing.T) {
+	f := newMolFixtureChem(t, 0, heavyChem)
+	id := f.register(t, strings.Repeat("C", 300))
+	small := func(smiles string) time.Duration {
+		t0 := time.Now()
+		f.register(t, smiles)
+		return time.Since(t0)
+	}
+	before := small("CCN")
+	codes := make(chan int, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(2*time.Second, cancel)
+			codes <- f.doCtx(ctx, "GET", "/v1/molecules/"+id+"/structure?format=pdbqt", "read", "").Code
+		}()
+	}
+	time.Sleep(2200 * time.Millisecond)
+	after := small("CCCN")
+	for i := 0; i < 2; i++ {
+		if c := <-codes; c != 499 {
+			t.Errorf("abandoned request answered %d, want 499", c)
+		}
+	}
+	s := f.pool.EmbedStats()
+	t.Logf("small POST before %v, after two abandoned 3D requests %v; embed stats %+v", before, after, s)
+	if after > before+time.Second {
+		t.Errorf("small POST took %v after the abandoned requests, %v before", after, before)
+	}
+	if s.Running != 0 || s.Cancelled != 2 {
+		t.Errorf("embed stats %+v: slots still busy", s)
+	}
+	m := decode[map[string]any](t, f.do(t, "GET", "/v1/molecules/"+id, "read", nil))
+	if m["has_3d"] != false {
+		t.Errorf("abandoned embedding stored a conformer: %v", m)
+	}
+}
+
+// TestMoleculeStructureTimeout: an embedding past its time limit is 503
+// embedding_timeout with Retry-After, not 422.
+func TestMoleculeStructureTimeout(t *testing.T) {
+	o := heavyChem
+	o.Embed.Timeout = 500 * time.Millisecond
+	f := newMolFixtureChem(t, 0, o)
+	id := f.register(t, strings.Repeat("C", 300))
+	t0 := time.Now()
+	rec := f.do(t, "GET", "/v1/molecules/"+id+"/structure?format=pdbqt", "read", nil)
+	problemOf(t, rec, 503, "embedding_timeout")
+	if rec.Header().Get("Retry-After") == "" {
+		t.Error("503 without Retry-After")
+	}
+	if took := time.Since(t0); took > 3*time.Second {
+		t.Errorf("answered after %v", took)
+	}
+	if s := f.pool.EmbedStats(); s.TimedOut != 1 || s.Running != 0 {
+		t.Errorf("embed stats %+v", s)
 	}
 }
