@@ -179,7 +179,9 @@ type embedded struct {
 // Go writes it.
 type stopFlag struct{ p *C.int }
 
-func newStopFlag() stopFlag { return stopFlag{(*C.int)(C.calloc(1, C.size_t(unsafe.Sizeof(C.int(0)))))} }
+func newStopFlag() stopFlag {
+	return stopFlag{(*C.int)(C.calloc(1, C.size_t(unsafe.Sizeof(C.int(0)))))}
+}
 
 func (f stopFlag) set()  { atomic.StoreInt32((*int32)(unsafe.Pointer(f.p)), 1) }
 func (f stopFlag) free() { C.free(unsafe.Pointer(f.p)) }

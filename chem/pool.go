@@ -16,16 +16,16 @@ import (
 // standardizers and SMARTS patterns, which are not safe to share. A Pool is
 // safe for concurrent use.
 type Pool struct {
-	jobs    chan job
+	jobs chan job
 	// 3D embedding: its own slots (see embed.go).
 	embedOpts  EmbedOptions
 	embedder   embedder
 	embedCount embedCounters
-	quit    chan struct{}
-	wg      sync.WaitGroup
-	once    sync.Once
-	workers int
-	flags   int // added to every job's flags (tests: flagNoShortcuts)
+	quit       chan struct{}
+	wg         sync.WaitGroup
+	once       sync.Once
+	workers    int
+	flags      int // added to every job's flags (tests: flagNoShortcuts)
 }
 
 type job struct {

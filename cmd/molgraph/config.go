@@ -59,6 +59,14 @@ func serveOptions() []option {
 		{"graphql-max-tokens", "MOLGRAPH_GRAPHQL_MAX_TOKENS", "10000", "most lexical tokens in a GraphQL query, checked while parsing; past it: 400 query_too_complex"},
 		{"graphql-max-selections", "MOLGRAPH_GRAPHQL_MAX_SELECTIONS", "2000", "most selections in a GraphQL query (fragments counted where spread), checked before validation; past it: 400 query_too_complex"},
 		{"chem-workers", "MOLGRAPH_CHEM_WORKERS", "0", "RDKit worker threads (0: one per CPU)"},
+		{"chem-3d-max-heavy-atoms", "MOLGRAPH_CHEM_3D_MAX_HEAVY_ATOMS", "100", "most heavy atoms of a molecule given a 3D conformer; past it: 422 too_large_for_3d"},
+		{"chem-3d-max-rotatable-bonds", "MOLGRAPH_CHEM_3D_MAX_ROTATABLE_BONDS", "30", "most rotatable bonds of a molecule given a 3D conformer; past it: 422 too_large_for_3d"},
+		{"chem-3d-max-attempts", "MOLGRAPH_CHEM_3D_MAX_ATTEMPTS", "200", "ETKDG attempts per conformer (RDKit maxIterations); none succeeding: 2D coordinates and an embed_failed warning"},
+		{"chem-3d-mmff-iters", "MOLGRAPH_CHEM_3D_MMFF_ITERS", "2000", "MMFF94 iterations per conformer (RDKit maxIters)"},
+		{"chem-3d-timeout", "MOLGRAPH_CHEM_3D_TIMEOUT", "20s", "longest 3D embedding; past it the embedding is stopped: 503 embedding_timeout"},
+		{"chem-3d-workers", "MOLGRAPH_CHEM_3D_WORKERS", "0", "3D embeddings at once, apart from the chem workers (0: one per CPU)"},
+		{"chem-3d-mode", "MOLGRAPH_CHEM_3D_MODE", "process", "where embeddings run: process (helper processes, killed on cancel or timeout) or threads (in-process; RDKit cannot be stopped inside one ETKDG attempt)"},
+		{"chem-3d-memory", "MOLGRAPH_CHEM_3D_MEMORY", "1GiB", "address space a 3D helper process may add to its own at start (RLIMIT_AS)"},
 		{"job-workers", "MOLGRAPH_JOB_WORKERS", "1", "jobs of each class (batch uploads, docking) run at once; each class has its own pool, and a job uses all chem workers or vina processes"},
 		{"rate-limit", "MOLGRAPH_RATE_LIMIT", strconv.FormatFloat(admission.DefaultLimits().Rate, 'f', -1, 64), "sustained requests per second of one API key (token bucket; 0: off); past it: 429 rate_limited"},
 		{"rate-burst", "MOLGRAPH_RATE_BURST", strconv.Itoa(admission.DefaultLimits().Burst), "token bucket size per API key: requests a quiet key may send at once (0: two seconds' worth)"},
@@ -218,6 +226,7 @@ type serveConfig struct {
 	graphqlMaxTokens               int
 	graphqlMaxSelections           int
 	chemWorkers, jobWorkers        int
+	chem3D                         chem3DConfig
 	batchMaxRecords                int
 	rateLimit                      float64
 	rateBurst                      int
@@ -297,6 +306,8 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	if c.chemWorkers, e = strconv.Atoi(strings.TrimSpace(s.str("chem-workers"))); e != nil || c.chemWorkers < 0 {
 		collect(fmt.Errorf("%w: %s: %q is not a number of threads", errUsage, s.src["chem-workers"], s.str("chem-workers")))
 	}
+	c.chem3D, e = loadChem3D(s)
+	collect(e)
 	c.jobWorkers, e = s.positiveInt("job-workers")
 	collect(e)
 	c.batchMaxRecords, e = s.positiveInt("batch-max-records")
@@ -351,6 +362,40 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 		return c, fmt.Errorf("%w: max-json-body (%d) exceeds max-body (%d)", errUsage, c.maxJSONBody, c.maxBody)
 	}
 	return c, nil
+}
+
+// chem3DConfig bounds 3D embedding (chem.EmbedOptions).
+type chem3DConfig struct {
+	maxHeavyAtoms, maxRotatableBonds int
+	maxAttempts, mmffIters, workers  int
+	timeout                          time.Duration
+	mode                             string // "process" or "threads"
+	memory                           int64
+}
+
+func loadChem3D(s settings) (chem3DConfig, error) {
+	var c chem3DConfig
+	var errs []error
+	collect := func(err error) { errs = append(errs, err) }
+	var e error
+	c.maxHeavyAtoms, e = s.positiveInt("chem-3d-max-heavy-atoms")
+	collect(e)
+	c.maxRotatableBonds, e = s.positiveInt("chem-3d-max-rotatable-bonds")
+	collect(e)
+	c.maxAttempts, e = s.positiveInt("chem-3d-max-attempts")
+	collect(e)
+	c.mmffIters, e = s.positiveInt("chem-3d-mmff-iters")
+	collect(e)
+	c.timeout, e = s.duration("chem-3d-timeout")
+	collect(e)
+	if c.workers, e = strconv.Atoi(strings.TrimSpace(s.str("chem-3d-workers"))); e != nil || c.workers < 0 {
+		collect(fmt.Errorf("%w: %s: %q is not a number of embeddings", errUsage, s.src["chem-3d-workers"], s.str("chem-3d-workers")))
+	}
+	c.mode, e = s.oneOf("chem-3d-mode", "process", "threads")
+	collect(e)
+	c.memory, e = s.bytes("chem-3d-memory")
+	collect(e)
+	return c, errors.Join(errs...)
 }
 
 func newLogger(w io.Writer, c serveConfig) *slog.Logger {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -31,12 +32,24 @@ import (
 // function stops them (runner first: running jobs keep their state and
 // resume at the next start).
 func moleculeServices(cfg serveConfig, store *graph.Store, tmp *subproc.TempDirs, log *slog.Logger) (handlers.MoleculeServices, handlers.DockingServices, func(), error) {
-	pool, err := chem.NewPool(cfg.chemWorkers)
+	c3 := cfg.chem3D
+	embed := chem.EmbedOptions{MaxHeavyAtoms: c3.maxHeavyAtoms, MaxRotatableBonds: c3.maxRotatableBonds,
+		MaxAttempts: c3.maxAttempts, MMFFMaxIters: c3.mmffIters, Timeout: c3.timeout, Workers: c3.workers,
+		HelperMemoryBytes: c3.memory}
+	if c3.mode == "process" {
+		exe, err := os.Executable()
+		if err != nil {
+			return handlers.MoleculeServices{}, handlers.DockingServices{}, nil, fmt.Errorf("chem 3D helper: %w", err)
+		}
+		embed.Helper = func() *exec.Cmd { return exec.Command(exe, embedHelperCommand) }
+	}
+	pool, err := chem.New(chem.Options{Workers: cfg.chemWorkers, Embed: embed})
 	if err != nil {
 		return handlers.MoleculeServices{}, handlers.DockingServices{}, nil, fmt.Errorf("chem pool: %w", err)
 	}
 	if a := chem.Allocator(); a != "" {
-		log.Info("chem pool started", "workers", pool.Workers(), "allocator", a)
+		log.Info("chem pool started", "workers", pool.Workers(), "allocator", a, "3d_mode", c3.mode,
+			"3d_max_heavy_atoms", c3.maxHeavyAtoms, "3d_max_rotatable_bonds", c3.maxRotatableBonds, "3d_timeout", c3.timeout.String())
 	} else {
 		log.Warn("chem pool started, but malloc is not jemalloc's: the chemistry runs ~20% slower", "workers", pool.Workers())
 	}

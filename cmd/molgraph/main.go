@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/molgraph/molgraph/chem"
 )
 
 // errUsage marks command-line mistakes (exit status 2).
@@ -33,7 +35,19 @@ func commands() []command {
 	}
 }
 
+// embedHelperCommand is the hidden subcommand that makes this binary a 3D
+// embedding helper process (chem.RunEmbedHelper), started by the chem pool
+// of "serve" with --chem-3d-mode=process.
+const embedHelperCommand = "chem-embed-helper"
+
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == embedHelperCommand {
+		if err := chem.RunEmbedHelper(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "molgraph %s: %v\n", embedHelperCommand, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, stop, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)
 	stop()
