@@ -34,6 +34,8 @@ func TestServeConfigDefaults(t *testing.T) {
 	want.syncWrites, want.minFreeDisk, want.blobGCInterval, want.blobGCGrace = true, 1<<30, 10*time.Minute, time.Hour
 	want.uploads = handlers.UploadLimits{MaxDecompressedBytes: 512 << 20, MaxSpoolBytes: 576 << 20, MaxSMILESLineBytes: 64 << 10, MaxSDRecordBytes: 1 << 20}
 	want.sparqlMaxLiteral = 1 << 20
+	want.chem3D = chem3DConfig{maxHeavyAtoms: 100, maxRotatableBonds: 30, maxAttempts: 200, mmffIters: 2000,
+		timeout: 20 * time.Second, mode: "process", memory: 1 << 30}
 	if c != want {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
 	}
@@ -99,6 +101,26 @@ func TestServeConfigErrors(t *testing.T) {
 		_, err := loadServeConfig(tt.args, io.Discard, envOf(tt.env))
 		if !errors.Is(err, errUsage) {
 			t.Errorf("%s: err = %v, want a usage error", tt.name, err)
+		}
+	}
+}
+
+// TestServeConfigChem3D: the 3D limits from flags and environment, and
+// their errors.
+func TestServeConfigChem3D(t *testing.T) {
+	c, err := loadServeConfig([]string{"--chem-3d-max-heavy-atoms", "60", "--chem-3d-mode", "threads"}, io.Discard,
+		envOf(map[string]string{"MOLGRAPH_CHEM_3D_TIMEOUT": "5s", "MOLGRAPH_CHEM_3D_MEMORY": "512MiB", "MOLGRAPH_CHEM_3D_WORKERS": "1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (chem3DConfig{maxHeavyAtoms: 60, maxRotatableBonds: 30, maxAttempts: 200, mmffIters: 2000, workers: 1,
+		timeout: 5 * time.Second, mode: "threads", memory: 512 << 20}); c.chem3D != want {
+		t.Errorf("got %+v, want %+v", c.chem3D, want)
+	}
+	for _, args := range [][]string{{"--chem-3d-mode", "fork"}, {"--chem-3d-max-rotatable-bonds", "0"},
+		{"--chem-3d-timeout", "-1s"}, {"--chem-3d-workers", "x"}, {"--chem-3d-memory", "lots"}} {
+		if _, err := loadServeConfig(args, io.Discard, envOf(nil)); !errors.Is(err, errUsage) {
+			t.Errorf("%v: error %v, want a usage error", args, err)
 		}
 	}
 }
