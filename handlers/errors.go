@@ -150,9 +150,6 @@ func errorTable() []errorRow {
 		// service state
 		{is(ErrNotReady), http.StatusServiceUnavailable, "not_ready"},
 		{is(context.DeadlineExceeded), http.StatusServiceUnavailable, "timeout"},
-		// The client went away: nobody reads the answer, and it is not a
-		// server error (nginx's 499 for the log).
-		{is(context.Canceled), 499, "client_closed_request"},
 	}
 }
 
