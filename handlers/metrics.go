@@ -10,6 +10,7 @@ import (
 	"github.com/cayleygraph/quad"
 
 	"github.com/molgraph/molgraph/admission"
+	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/queries/sparql"
 
@@ -100,6 +101,16 @@ func (s *Server) limits() []limit {
 			limit{name: "vina_ligand_timeout_seconds", help: "Longest vina run for one ligand; past it the ligand fails (time limit exceeded).",
 				value: o.LigandTimeout.Seconds()})
 	}
+	if reg := s.cfg.Molecules.Registry; reg != nil && reg.Pool() != nil {
+		e := reg.Pool().EmbedLimits()
+		out = append(out,
+			limit{name: "3d_max_heavy_atoms", help: "Most heavy atoms of a molecule given a 3D conformer (422 too_large_for_3d).", value: float64(e.MaxHeavyAtoms)},
+			limit{name: "3d_max_rotatable_bonds", help: "Most rotatable bonds of a molecule given a 3D conformer (422 too_large_for_3d).", value: float64(e.MaxRotatableBonds)},
+			limit{name: "3d_max_attempts", help: "ETKDG attempts per conformer (RDKit maxIterations); none succeeding: embed_failed warning.", value: float64(e.MaxAttempts)},
+			limit{name: "3d_mmff_max_iters", help: "MMFF94 iterations per conformer (RDKit maxIters).", value: float64(e.MMFFMaxIters)},
+			limit{name: "3d_timeout_seconds", help: "Longest 3D embedding; past it the embedding is stopped (503 embedding_timeout).", value: e.Timeout.Seconds()},
+			limit{name: "3d_workers", help: "3D embeddings at once, apart from the registration workers.", value: float64(e.Workers)})
+	}
 	var al admission.Limits
 	if s.cfg.Admission != nil {
 		al = s.cfg.Admission.Limits()
@@ -167,6 +178,20 @@ func (m *metrics) registerLimits(s *Server) {
 					Help: "Requests of a route class waiting for a place now.", ConstLabels: labels},
 					func() float64 { return float64(c.Waiting(cl)) }))
 		}
+	}
+	if reg := s.cfg.Molecules.Registry; reg != nil && reg.Pool() != nil {
+		pool := reg.Pool()
+		for outcome, get := range map[string]func(chem.EmbedStats) int64{
+			"embedded": func(e chem.EmbedStats) int64 { return e.Embedded }, "failed": func(e chem.EmbedStats) int64 { return e.Failed },
+			"refused": func(e chem.EmbedStats) int64 { return e.Refused }, "timed_out": func(e chem.EmbedStats) int64 { return e.TimedOut },
+			"cancelled": func(e chem.EmbedStats) int64 { return e.Cancelled },
+		} {
+			m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_chem_3d_embeddings_total",
+				Help: "3D embeddings by outcome (refused: over the 3D budget, nothing computed).", ConstLabels: prometheus.Labels{"outcome": outcome}},
+				func() float64 { return float64(get(pool.EmbedStats())) }))
+		}
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "molgraph_chem_3d_running", Help: "3D embeddings running now."},
+			func() float64 { return float64(pool.EmbedStats().Running) }))
 	}
 	for _, runner := range s.runners() {
 		for class := range runner.Limits().Workers {

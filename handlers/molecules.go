@@ -134,7 +134,8 @@ func (s *Server) moleculeRoutes() []Route {
 			Doc: Doc{Tag: "molecules", Summary: "Register a molecule (idempotent: the id is derived from the normalized structure)",
 				Description: "Normalizes the structure (sanitize, clean-up, largest organic fragment, neutralize) and computes identity " +
 					"and descriptors with RDKit and InChI. generate_3d adds an ETKDG+MMFF94 conformer (also to an existing molecule " +
-					"without one). Content that is not a molecule is 422 invalid_molecule; nothing is stored.",
+					"without one), within the 3D limits (422 too_large_for_3d; 503 embedding_timeout). Content that is not a " +
+					"molecule is 422 invalid_molecule; nothing is stored.",
 				Request: &Body{Required: true, Content: jsonContent(ref("MoleculeCreate"))},
 				Responses: []Response{
 					{Status: 201, Description: "A new molecule.", Content: molBody, Headers: map[string]string{"Location": "URL of the molecule."}},
@@ -160,6 +161,11 @@ func (s *Server) moleculeRoutes() []Route {
 		{
 			Method: http.MethodGet, Pattern: "/v1/molecules/{id}/structure", Scope: auth.ScopeRead, Handle: s.moleculeStructure,
 			Doc: Doc{Tag: "molecules", Summary: "The structure file: the 3D conformer if there is one, else 2D coordinates", PathParams: idParam,
+				Description: "pdbqt needs a 3D conformer: a molecule without one is embedded (ETKDGv3 + MMFF94) once and the conformer " +
+					"is stored (has_3d, structure_file) and reused by later requests and docking. Embedding is bounded: a molecule " +
+					"with more heavy atoms or rotatable bonds than the 3D limits (x-molgraph-limits 3d_max_heavy_atoms, " +
+					"3d_max_rotatable_bonds) is 422 too_large_for_3d before any work; one that runs past 3d_timeout_seconds is " +
+					"stopped: 503 embedding_timeout with Retry-After (as is a wait for a free embedding slot that runs out: 503 timeout).",
 				Params: []Param{{Name: "format", In: "query", Description: "sdf (default), mol, smiles, xyz or pdbqt (the docking-ready ligand); without it, Accept chooses.",
 					Schema: Schema{"type": "string", "enum": []string{"sdf", "mol", "smiles", "xyz", "pdbqt"}}}},
 				Responses: []Response{{Status: 200, Description: "The structure.", Content: map[string]Schema{

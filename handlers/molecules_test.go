@@ -689,6 +689,13 @@ func TestMoleculeStructure3DBudget(t *testing.T) {
 	if m["has_3d"] != false || m["structure_file"] != nil {
 		t.Errorf("refused molecule changed: %v", m)
 	}
+	metrics := f.do(t, "GET", "/metrics", "read", nil).Body.String()
+	for _, want := range []string{"molgraph_limit_3d_max_heavy_atoms 100", "molgraph_limit_3d_max_rotatable_bonds 30",
+		"molgraph_limit_3d_timeout_seconds 20", `molgraph_chem_3d_embeddings_total{outcome="refused"} 1`, "molgraph_chem_3d_running 0"} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("metrics lack %s:\n%s", want, grepLines(metrics, "3d"))
+		}
+	}
 
 	c40 := strings.Repeat("C", 40)
 	p = problemOf(t, f.post(t, `{"format": "smiles", "content": "`+c40+`", "generate_3d": true}`), 422, "too_large_for_3d")
