@@ -140,6 +140,7 @@ func errorTable() []errorRow {
 		{is(sparql.ErrSyntax), http.StatusBadRequest, "malformed_query"},
 		{is(ErrQueryTooLarge), http.StatusRequestEntityTooLarge, "query_too_large"},
 		{is(sparql.ErrRowLimit), http.StatusBadRequest, "row_limit_exceeded"},
+		{is(sparql.ErrMemoryLimit), http.StatusBadRequest, "query_memory_exceeded"},
 		{is(sparql.ErrTimeout), http.StatusServiceUnavailable, "query_timeout"},
 		{is(sparql.ErrUnsupported), http.StatusBadRequest, "unsupported_query"},
 		// GraphQL: a query refused by a limit (handlers/graphql.go)

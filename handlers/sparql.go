@@ -41,6 +41,15 @@ import (
 //     (CONSTRUCT/DESCRIBE); the detail tells the client to page with
 //     LIMIT/OFFSET. Virtuoso truncates silently instead; we do not, because
 //     a silently partial answer is indistinguishable from a complete one.
+//   - Memory budget: 400 query_memory_exceeded (MOLGRAPH_SPARQL_MAX_MEMORY,
+//     default 256 MiB per query) when what a query holds at once (ORDER
+//     BY, GROUP BY, DISTINCT, sub-queries, CONSTRUCT results, path
+//     searches) passes it. A 400 like the row cap and not a 503: the
+//     budget is a property of the query on this data, not of the server's
+//     load, so the same request would fail again; the client must change
+//     the query. We refuse rather than spill to disk: spilling sorts and
+//     hash tables would be a second engine, and a query that big is
+//     better paged.
 //   - Syntax errors: 400 malformed_query with errors[0] = {"field": "query",
 //     "message": "line L, column C: ..."}.
 //   - Unknown parameters are ignored (SPARQLWrapper adds output= and
@@ -86,6 +95,10 @@ type QueryLimits struct {
 	// sparql.DefaultMaxLiteral); past it the expression is an error
 	// (unbound, or false in FILTER), not a failed request.
 	SPARQLMaxLiteral int
+	// SPARQLMaxMemory is one SPARQL query's memory budget in bytes for its
+	// tables (sparql.Options.MaxMemory; default sparql.DefaultMaxMemory);
+	// past it: 400 query_memory_exceeded.
+	SPARQLMaxMemory int64
 	// GraphQLMaxDepth is the deepest selection nesting a GraphQL query may
 	// have (default DefaultGraphQLMaxDepth).
 	GraphQLMaxDepth int
@@ -124,6 +137,18 @@ func sparqlMaxLiteral(v int) int {
 	switch {
 	case v == 0:
 		return sparql.DefaultMaxLiteral
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
+// sparqlMaxMemory is the budget sparql.Options.MaxMemory applies for the
+// configured value v (0 when there is none).
+func sparqlMaxMemory(v int64) int64 {
+	switch {
+	case v == 0:
+		return sparql.DefaultMaxMemory
 	case v < 0:
 		return 0
 	}
@@ -367,6 +392,8 @@ func (s *Server) sparqlRoutes() []Route {
 		"(default 1 MiB) is 413 query_too_large; a syntax error, or nesting deeper than 256 levels, is 400 malformed_query with " +
 		"the line and column in errors[0].message. A string function or GROUP_CONCAT that would build a literal longer than " +
 		"MOLGRAPH_SPARQL_MAX_LITERAL (default 1 MiB) is an expression error (the variable stays unbound; FILTER is false). " +
+		"A query whose ORDER BY, GROUP BY, DISTINCT, sub-queries, CONSTRUCT result or path searches hold more than " +
+		"MOLGRAPH_SPARQL_MAX_MEMORY (default 256 MiB) is 400 query_memory_exceeded. " +
 		"Unknown parameters are ignored."
 	common := []Param{
 		{Name: "default-graph-uri", In: "query", Description: "A graph of the default graph (repeatable); overrides FROM.", Schema: Schema{"type": "string"}},
@@ -446,7 +473,7 @@ func (s *Server) sparqlQuery(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), lim.SPARQLTimeout)
 	defer cancel()
 	res, err := sparql.Exec(ctx, store, q, sparql.Options{Dataset: req.dataset, Timeout: lim.SPARQLTimeout, MaxRows: lim.SPARQLMaxRows,
-		MaxLiteral: lim.SPARQLMaxLiteral})
+		MaxLiteral: lim.SPARQLMaxLiteral, MaxMemory: lim.SPARQLMaxMemory})
 	if err != nil {
 		return s.execError(err, lim)
 	}
@@ -501,6 +528,8 @@ func (s *Server) execError(err error, lim QueryLimits) error {
 	switch {
 	case errors.Is(err, sparql.ErrRowLimit):
 		return fmt.Errorf("%w: the answer has more than %d rows (the server's row cap); page through it with LIMIT and OFFSET", err, lim.SPARQLMaxRows)
+	case errors.Is(err, sparql.ErrMemoryLimit):
+		return fmt.Errorf("%w (MOLGRAPH_SPARQL_MAX_MEMORY); make the query more selective, or sort, group or deduplicate fewer solutions", err)
 	case errors.Is(err, sparql.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		if !errors.Is(err, sparql.ErrTimeout) {
 			err = fmt.Errorf("%w: %w", sparql.ErrTimeout, err)

@@ -96,3 +96,19 @@ func TestSPARQLLiteralLimit(t *testing.T) {
 		t.Fatalf("v32 %v", got)
 	}
 }
+
+// TestSPARQLMemoryBudget: a query whose tables pass the per-query budget
+// is 400 query_memory_exceeded naming the budget; the same query within
+// the default budget answers.
+func TestSPARQLMemoryBudget(t *testing.T) {
+	q := "SELECT ?s ?p ?o WHERE { ?s ?p ?o } ORDER BY ?o"
+	small, _ := newQueryFixture(t, QueryLimits{SPARQLMaxMemory: 4 << 10})
+	p := problemOf(t, small.do(t, "GET", "/v1/sparql?"+url.Values{"query": {q}}.Encode(), "read", nil), 400, "query_memory_exceeded")
+	if !strings.Contains(p.Detail, "4096 bytes") || !strings.Contains(p.Detail, "MOLGRAPH_SPARQL_MAX_MEMORY") {
+		t.Fatalf("detail %q", p.Detail)
+	}
+	f, _ := newQueryFixture(t, QueryLimits{})
+	if rec := f.do(t, "GET", "/v1/sparql?"+url.Values{"query": {q}}.Encode(), "read", nil); rec.Code != 200 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+}

@@ -53,6 +53,7 @@ func serveOptions() []option {
 		{"sparql-timeout", "MOLGRAPH_SPARQL_TIMEOUT", "30s", "longest SPARQL query (evaluation and serialization); past it: 503 query_timeout"},
 		{"sparql-max-rows", "MOLGRAPH_SPARQL_MAX_ROWS", "100000", "most solutions (SELECT) or triples (CONSTRUCT) per SPARQL answer; past it: 400 row_limit_exceeded"},
 		{"sparql-max-query", "MOLGRAPH_SPARQL_MAX_QUERY", "1MiB", "longest SPARQL query text, checked before parsing; past it: 413 query_too_large"},
+		{"sparql-max-memory", "MOLGRAPH_SPARQL_MAX_MEMORY", "256MiB", "memory budget of one SPARQL query (ORDER BY, GROUP BY, DISTINCT, sub-queries, CONSTRUCT results, path searches); past it: 400 query_memory_exceeded"},
 		{"sparql-max-literal", "MOLGRAPH_SPARQL_MAX_LITERAL", "1MiB", "longest string a SPARQL function or GROUP_CONCAT may build (and decimal size in digits); past it the expression is unbound (false in FILTER)"},
 		{"graphql-max-depth", "MOLGRAPH_GRAPHQL_MAX_DEPTH", "10", "deepest GraphQL field nesting"},
 		{"graphql-max-cost", "MOLGRAPH_GRAPHQL_MAX_COST", "10000", "largest estimated GraphQL cost (fields, multiplied by page sizes)"},
@@ -221,6 +222,7 @@ type serveConfig struct {
 	sparqlMaxRows                  int
 	sparqlMaxQuery                 int64
 	sparqlMaxLiteral               int64
+	sparqlMaxMemory                int64
 	graphqlMaxDepth                int
 	graphqlMaxCost                 int
 	graphqlMaxTokens               int
@@ -294,6 +296,8 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	c.sparqlMaxQuery, e = s.bytes("sparql-max-query")
 	collect(e)
 	c.sparqlMaxLiteral, e = s.bytes("sparql-max-literal")
+	collect(e)
+	c.sparqlMaxMemory, e = s.bytes("sparql-max-memory")
 	collect(e)
 	c.graphqlMaxDepth, e = s.positiveInt("graphql-max-depth")
 	collect(e)

@@ -36,6 +36,7 @@ func TestServeConfigDefaults(t *testing.T) {
 	want.sparqlMaxLiteral = 1 << 20
 	want.chem3D = chem3DConfig{maxHeavyAtoms: 100, maxRotatableBonds: 30, maxAttempts: 200, mmffIters: 2000,
 		timeout: 20 * time.Second, mode: "process", memory: 1 << 30}
+	want.sparqlMaxMemory = 256 << 20
 	if c != want {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
 	}

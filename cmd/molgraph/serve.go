@@ -102,6 +102,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		TempDirs:     tmp,
 		Query: handlers.QueryLimits{SPARQLTimeout: cfg.sparqlTimeout, SPARQLMaxRows: cfg.sparqlMaxRows,
 			SPARQLMaxQuery: int(cfg.sparqlMaxQuery), SPARQLMaxLiteral: int(cfg.sparqlMaxLiteral),
+			SPARQLMaxMemory: cfg.sparqlMaxMemory,
 			GraphQLMaxDepth: cfg.graphqlMaxDepth, GraphQLMaxCost: cfg.graphqlMaxCost},
 		GraphQL:   handlers.GraphQLLimits{MaxTokens: cfg.graphqlMaxTokens, MaxSelections: cfg.graphqlMaxSelections},
 		Admission: adm,

@@ -12,6 +12,10 @@ var (
 	ErrTimeout = errors.New("query timeout")
 	// ErrRowLimit: the query produced more solutions than Options.MaxRows.
 	ErrRowLimit = errors.New("row limit exceeded")
+	// ErrMemoryLimit: the query's tables (ORDER BY, GROUP BY, DISTINCT,
+	// materialized sub-patterns, CONSTRUCT/DESCRIBE results, property-path
+	// visited sets) grew past Options.MaxMemory.
+	ErrMemoryLimit = errors.New("query memory budget exceeded")
 	// ErrUnsupported: the query uses a feature the engine does not implement
 	// (SERVICE), or a result format does not fit the query form.
 	ErrUnsupported = errors.New("unsupported")

@@ -53,7 +53,21 @@ type Options struct {
 	// result is built where the result could be much longer than its
 	// arguments. 0 means DefaultMaxLiteral; negative, no limit.
 	MaxLiteral int
+	// MaxMemory is the query's memory budget in bytes: an approximate
+	// count (values' lexical lengths plus fixed overheads) of what its
+	// tables hold: ORDER BY buffers and sort keys, GROUP BY groups and
+	// their aggregates' state, DISTINCT's seen set, materialized sub-patterns
+	// (sub-selects, MINUS right sides, patterns evaluated apart), the
+	// triples of a CONSTRUCT or DESCRIBE answer and property paths' visited
+	// sets. Past it evaluation stops with ErrMemoryLimit. A hash join's
+	// table is charged too, but one that would not fit is not built: the
+	// join keeps its index lookups. 0 means DefaultMaxMemory; negative, no
+	// budget.
+	MaxMemory int64
 }
+
+// DefaultMaxMemory is Options.MaxMemory when it is 0: 256 MiB.
+const DefaultMaxMemory = 256 << 20
 
 // DefaultMaxLiteral is Options.MaxLiteral when it is 0: 1 MiB. Without a
 // limit, 32 chained BIND(CONCAT(?v, ?v) AS ?w) built a 4 GiB string.
@@ -106,6 +120,52 @@ type exec struct {
 	idm idSource
 	// maxLiteral is Options.MaxLiteral with the default applied (0: none).
 	maxLiteral int
+	// mem is the bytes charged against maxMem (Options.MaxMemory with the
+	// default applied; 0: none) by alloc and returned by free.
+	mem, maxMem int64
+}
+
+// alloc charges n bytes of a table to the query's memory budget.
+func (ex *exec) alloc(n int) error {
+	ex.mem += int64(n)
+	if ex.maxMem > 0 && ex.mem > ex.maxMem {
+		return fmt.Errorf("sparql: evaluate: %w: the query needs more than %d bytes for its tables (ORDER BY, GROUP BY, DISTINCT, sub-queries, CONSTRUCT results, property paths)", ErrMemoryLimit, ex.maxMem)
+	}
+	return nil
+}
+
+// free returns n bytes of a table that is dropped.
+func (ex *exec) free(n int) { ex.mem -= int64(n) }
+
+// fits reports whether n more bytes stay within the budget.
+func (ex *exec) fits(n int) bool { return ex.maxMem <= 0 || ex.mem+int64(n) <= ex.maxMem }
+
+// Approximate sizes for the memory budget: a value is an interface (16
+// bytes) plus its lexical form; a map entry costs about 48 bytes besides
+// its key and value.
+const (
+	valueBytes    = 16
+	mapEntryBytes = 48
+)
+
+// rowBytes is the approximate size of a copy of r.
+func rowBytes(r row) int {
+	n := 24 + valueBytes*len(r)
+	for _, v := range r {
+		if v != nil {
+			n += lexicalLen(v)
+		}
+	}
+	return n
+}
+
+// termBytes is the approximate size of a stored term.
+func termBytes(v quad.Value) int {
+	n := valueBytes + lexicalLen(v)
+	if l, ok := v.(quad.LangString); ok {
+		n += len(l.Lang)
+	}
+	return n
 }
 
 type memoKey struct {
@@ -132,6 +192,12 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 		ex.maxLiteral = DefaultMaxLiteral
 	case opts.MaxLiteral > 0:
 		ex.maxLiteral = opts.MaxLiteral
+	}
+	switch {
+	case opts.MaxMemory == 0:
+		ex.maxMem = DefaultMaxMemory
+	case opts.MaxMemory > 0:
+		ex.maxMem = opts.MaxMemory
 	}
 	ds := opts.Dataset
 	if ds == nil || len(ds.Default) == 0 && len(ds.Named) == 0 {
@@ -247,6 +313,8 @@ func (ex *exec) match(g gctx, s, p, o quad.Value, fn func(q quad.Quad) error) er
 	// join have a bound subject and few answers.
 	var small [][3]quad.Value
 	var seen map[[3]quad.Value]bool
+	charged := 0
+	defer func() { ex.free(charged) }()
 	for _, l := range labels {
 		err := call(l, func(q quad.Quad) error {
 			k := [3]quad.Value{q.Subject, q.Predicate, q.Object}
@@ -255,6 +323,11 @@ func (ex *exec) match(g gctx, s, p, o quad.Value, fn func(q quad.Quad) error) er
 					return nil
 				}
 				seen[k] = true
+				n := mapEntryBytes + termBytes(k[0]) + termBytes(k[1]) + termBytes(k[2])
+				charged += n
+				if err := ex.alloc(n); err != nil {
+					return err
+				}
 				return fn(q)
 			}
 			for _, x := range small {
@@ -611,6 +684,9 @@ func (ex *exec) detached(n node, g gctx) ([]row, error) {
 	}
 	var rows []row
 	collect := func(r row) error {
+		if err := ex.alloc(rowBytes(r)); err != nil {
+			return err
+		}
 		rows = append(rows, r.clone())
 		return ex.tick()
 	}

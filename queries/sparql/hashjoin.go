@@ -224,9 +224,10 @@ func (ex *exec) hashLookup(tp *triplePat, g gctx, spo [3]quad.Value, r row, rid 
 // keyed by the id of the term at position one, which is not decoded.
 func (ex *exec) buildHashIDs(tp *triplePat, one int, ht *hashTable) error {
 	c := tp.constants()
-	size := int(ex.estimate(ex.ctx, tp))
+	size := ex.hashBudget(int(ex.estimate(ex.ctx, tp)))
 	byID := make(map[uint64]int32, size)
 	entries := make([]hashEntry, 0, size)
+	charged := 0
 	var skip [3]bool
 	skip[one] = true
 	var cbErr error
@@ -235,7 +236,8 @@ func (ex *exec) buildHashIDs(tp *triplePat, one int, ht *hashTable) error {
 			cbErr = err
 			return err
 		}
-		if len(entries) >= hashMaxTriples {
+		t := [3]quad.Value{q.Subject, q.Predicate, q.Object}
+		if len(entries) >= hashMaxTriples || !ex.hashCharge(t, &charged) {
 			cbErr = errNoHash
 			return errNoHash
 		}
@@ -244,14 +246,16 @@ func (ex *exec) buildHashIDs(tp *triplePat, one int, ht *hashTable) error {
 			h = -1
 		}
 		byID[id[one]] = int32(len(entries))
-		entries = append(entries, hashEntry{t: [3]quad.Value{q.Subject, q.Predicate, q.Object}, id: id, next: h})
+		entries = append(entries, hashEntry{t: t, id: id, next: h})
 		return nil
 	})
 	if err == errNoHash {
+		ex.free(charged)
 		ht.off = true
 		return nil
 	}
 	if err = ex.sourceErr(err, cbErr); err != nil {
+		ex.free(charged)
 		return err
 	}
 	ht.byID, ht.entries, ht.built = byID, entries, true
@@ -263,7 +267,8 @@ func (ex *exec) buildHashIDs(tp *triplePat, one int, ht *hashTable) error {
 // else -1).
 func (ex *exec) buildHash(tp *triplePat, mask [3]bool, one int, ht *hashTable) error {
 	c := tp.constants()
-	size := int(ex.estimate(ex.ctx, tp))
+	size := ex.hashBudget(int(ex.estimate(ex.ctx, tp)))
+	charged := 0
 	ht.one = one
 	if one >= 0 {
 		ht.iris = make(map[string]int32, size)
@@ -274,7 +279,7 @@ func (ex *exec) buildHash(tp *triplePat, mask [3]bool, one int, ht *hashTable) e
 	entries := make([]hashEntry, 0, size)
 	err := ex.match(defaultGraph, c[0], c[1], c[2], func(q quad.Quad) error {
 		t := [3]quad.Value{q.Subject, q.Predicate, q.Object}
-		if len(entries) >= hashMaxTriples {
+		if len(entries) >= hashMaxTriples || !ex.hashCharge(t, &charged) {
 			return errNoHash
 		}
 		var key [3]quad.Value
@@ -291,10 +296,12 @@ func (ex *exec) buildHash(tp *triplePat, mask [3]bool, one int, ht *hashTable) e
 		return nil
 	})
 	if err == errNoHash {
+		ex.free(charged)
 		ht.off, ht.heads, ht.heads1, ht.iris = true, nil, nil, nil
 		return nil
 	}
 	if err != nil {
+		ex.free(charged)
 		return err
 	}
 	ht.entries, ht.built = entries, true
@@ -302,6 +309,39 @@ func (ex *exec) buildHash(tp *triplePat, mask [3]bool, one int, ht *hashTable) e
 }
 
 var errNoHash = &stopSignal{}
+
+// hashEntryBytes is the approximate size of a hash table entry and its
+// share of the chains' map, besides its terms' lexical forms.
+const hashEntryBytes = 104
+
+// hashBudget is how many entries to allocate at first for an estimated
+// size: no more than the memory budget's room (a table that would not fit
+// is given up as it grows; see hashCharge).
+func (ex *exec) hashBudget(size int) int {
+	if ex.maxMem > 0 {
+		size = min(size, int((ex.maxMem-ex.mem)/hashEntryBytes))
+	}
+	return max(size, 0)
+}
+
+// hashCharge charges one entry of triple t to the memory budget, adding
+// it to *charged; false means the table does not fit: it is given up
+// (errNoHash, and the caller frees *charged) and the join keeps its index
+// lookups, as for a table past hashMaxTriples.
+func (ex *exec) hashCharge(t [3]quad.Value, charged *int) bool {
+	n := hashEntryBytes
+	for _, v := range t {
+		if v != nil {
+			n += lexicalLen(v)
+		}
+	}
+	if !ex.fits(n) {
+		return false
+	}
+	*charged += n
+	ex.mem += int64(n)
+	return true
+}
 
 // constants returns tp's constant terms by position (nil for variables).
 func (tp *triplePat) constants() [3]quad.Value {

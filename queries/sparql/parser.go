@@ -335,6 +335,13 @@ func (p *parser) parseQuery() {
 			if len(p.q.describe) == 0 {
 				p.fail(p.peek(), "expected a variable, an IRI or * after DESCRIBE")
 			}
+			// The described variables are the pattern's projection (without
+			// it the projection was empty and DESCRIBE ?x described nothing).
+			for _, t := range p.q.describe {
+				if t.isVar() {
+					sq.proj = append(sq.proj, projItem{slot: t.slot})
+				}
+			}
 		}
 		p.parseDatasetClauses()
 		if p.isKw("WHERE") || p.isPunct("{") {

@@ -74,8 +74,20 @@ func (ex *exec) pathFrom(g gctx, x quad.Value, p pathExpr, fn func(y quad.Value)
 	case pMod:
 		seen := map[quad.Value]bool{}
 		var frontier []quad.Value
+		// The visited set and the frontiers are charged to the memory
+		// budget while the search runs.
+		charged := 0
+		defer func() { ex.free(charged) }()
+		visit := func(y quad.Value) error {
+			n := mapEntryBytes + 2*termBytes(y)
+			charged += n
+			seen[y] = true
+			return ex.alloc(n)
+		}
 		if pp.min == 0 {
-			seen[x] = true
+			if err := visit(x); err != nil {
+				return err
+			}
 			if err := fn(x); err != nil {
 				return err
 			}
@@ -85,7 +97,9 @@ func (ex *exec) pathFrom(g gctx, x quad.Value, p pathExpr, fn func(y quad.Value)
 			if seen[y] {
 				return nil
 			}
-			seen[y] = true
+			if err := visit(y); err != nil {
+				return err
+			}
 			frontier = append(frontier, y)
 			return fn(y)
 		})
@@ -99,7 +113,9 @@ func (ex *exec) pathFrom(g gctx, x quad.Value, p pathExpr, fn func(y quad.Value)
 					if seen[y] {
 						return nil
 					}
-					seen[y] = true
+					if err := visit(y); err != nil {
+						return err
+					}
 					nextF = append(nextF, y)
 					return fn(y)
 				})
@@ -165,23 +181,29 @@ func (ex *exec) pathAll(g gctx, p pathExpr, fn func(x, y quad.Value) error) erro
 		// the nodes where one step of the path starts.
 		var starts []quad.Value
 		seen := map[quad.Value]bool{}
-		add := func(v quad.Value) {
+		charged := 0
+		defer func() { ex.free(charged) }()
+		add := func(v quad.Value) error {
 			if !seen[v] {
+				n := mapEntryBytes + 2*termBytes(v)
+				charged += n
 				seen[v] = true
 				starts = append(starts, v)
+				return ex.alloc(n)
 			}
+			return nil
 		}
 		var err error
 		if pp.min == 0 {
 			err = ex.match(g, nil, nil, nil, func(q quad.Quad) error {
-				add(q.Subject)
-				add(q.Object)
-				return nil
+				if err := add(q.Subject); err != nil {
+					return err
+				}
+				return add(q.Object)
 			})
 		} else {
 			err = ex.pathAll(g, pp.p, func(x, _ quad.Value) error {
-				add(x)
-				return nil
+				return add(x)
 			})
 		}
 		if err != nil {

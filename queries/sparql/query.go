@@ -171,6 +171,9 @@ func (r *Result) Triples(fn func(quad.Quad) error) error {
 		if seen[q] {
 			return nil
 		}
+		if err := r.ex.alloc(mapEntryBytes + termBytes(q.Subject) + termBytes(q.Predicate) + termBytes(q.Object)); err != nil {
+			return err
+		}
 		seen[q] = true
 		if r.maxRows > 0 && n >= r.maxRows {
 			return fmt.Errorf("sparql: evaluate: %w (%d)", ErrRowLimit, r.maxRows)
@@ -211,7 +214,8 @@ func (r *Result) Quads() ([]quad.Quad, error) {
 func (ex *exec) evalSelect(sq *selectQuery, g gctx, emit emitFn) error {
 	// Final stage: projection, distinct, slice.
 	stop := &stopSignal{}
-	final := ex.sliceStage(sq, emit, stop)
+	final, release := ex.sliceStage(sq, emit, stop)
+	defer release()
 	final = ex.projectStage(sq, final)
 	err := ex.evalSelectStages(sq, g, final)
 	if err == error(stop) {
@@ -229,8 +233,15 @@ func (*stopSignal) Error() string { return "sparql: limit reached" }
 func (ex *exec) evalSelectStages(sq *selectQuery, g gctx, final emitFn) error {
 	var ordered emitFn = final
 	var buffer []row
+	charged := 0 // bytes of buffer and keys, returned when they are dropped
+	defer func() { ex.free(charged) }()
 	if len(sq.orderBy) > 0 {
 		ordered = func(r row) error {
+			n := rowBytes(r) + 24 + valueBytes*len(sq.orderBy)
+			charged += n
+			if err := ex.alloc(n); err != nil {
+				return err
+			}
 			buffer = append(buffer, r.clone())
 			return ex.tick()
 		}
@@ -304,6 +315,13 @@ func (ex *exec) evalSelectStages(sq *selectQuery, g gctx, final emitFn) error {
 					sortErr = err
 				}
 				keys[i][j] = v
+				if _, isVar := o.e.(*eVar); !isVar && v != nil {
+					// A computed key is a new value (a variable's is in the row).
+					charged += lexicalLen(v)
+					if err := ex.alloc(lexicalLen(v)); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		if sortErr != nil {
@@ -348,12 +366,15 @@ func (ex *exec) projectStage(sq *selectQuery, next emitFn) emitFn {
 	}
 }
 
-func (ex *exec) sliceStage(sq *selectQuery, next emitFn, stop error) emitFn {
+// sliceStage is DISTINCT/REDUCED, OFFSET and LIMIT; release returns the
+// memory DISTINCT charged once the select is done.
+func (ex *exec) sliceStage(sq *selectQuery, next emitFn, stop error) (stage emitFn, release func()) {
 	var seen map[string]bool
 	var last string
 	if sq.distinct {
 		seen = map[string]bool{}
 	}
+	charged := 0
 	offset, limit := sq.offset, sq.limit
 	var skipped, emitted int64
 	return func(r row) error {
@@ -362,6 +383,10 @@ func (ex *exec) sliceStage(sq *selectQuery, next emitFn, stop error) emitFn {
 			if sq.distinct {
 				if seen[k] {
 					return nil
+				}
+				charged += mapEntryBytes + len(k)
+				if err := ex.alloc(mapEntryBytes + len(k)); err != nil {
+					return err
 				}
 				seen[k] = true
 			} else {
@@ -386,7 +411,7 @@ func (ex *exec) sliceStage(sq *selectQuery, next emitFn, stop error) emitFn {
 			return stop
 		}
 		return nil
-	}
+	}, func() { ex.free(charged) }
 }
 
 func rowKey(r row, proj []projItem) string {
@@ -446,6 +471,7 @@ type aggState struct {
 	sample   quad.Value
 	parts    []string
 	size     int // GROUP_CONCAT: bytes of parts and separators
+	charged  int // bytes charged to the memory budget (distinct, parts)
 	lang     string
 	langMix  bool
 	distinct map[string]bool
@@ -464,6 +490,15 @@ func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next e
 	var order []*groupState
 	keyVals := make([]quad.Value, len(sq.groupBy))
 	var kb strings.Builder
+	charged := 0 // the groups' bytes, returned when group is done
+	defer func() {
+		for _, gs := range order {
+			for i := range gs.aggs {
+				charged += gs.aggs[i].charged
+			}
+		}
+		ex.free(charged)
+	}()
 	err := source(func(r row) error {
 		var fk [4]quad.Value
 		isFast := len(sq.groupBy) <= len(fk)
@@ -496,6 +531,16 @@ func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next e
 			gs = groups[k]
 		}
 		if gs == nil {
+			n := 24 + valueBytes*ex.nvars + 64*len(sq.aggs) + 2*mapEntryBytes + len(k)
+			for _, v := range keyVals {
+				if v != nil {
+					n += lexicalLen(v)
+				}
+			}
+			charged += n
+			if err := ex.alloc(n); err != nil {
+				return err
+			}
 			first := make(row, ex.nvars)
 			for i, gi := range sq.groupBy {
 				if gi.slot >= 0 {
@@ -580,6 +625,10 @@ func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 		if st.distinct[k] {
 			return nil
 		}
+		st.charged += mapEntryBytes + len(k)
+		if err := ex.alloc(mapEntryBytes + len(k)); err != nil {
+			return err
+		}
 		st.distinct[k] = true
 	}
 	switch a.name {
@@ -639,6 +688,10 @@ func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 			// the parts are dropped at once.
 			st.err, st.parts = true, nil
 			return nil
+		}
+		st.charged += valueBytes + len(s)
+		if err := ex.alloc(valueBytes + len(s)); err != nil {
+			return err
 		}
 		st.parts = append(st.parts, s)
 	}
@@ -738,10 +791,14 @@ func (ex *exec) instantiate(t term, r row, seq int) quad.Value {
 func (ex *exec) describe(out func(quad.Quad) error) error {
 	var targets []quad.Value
 	seen := map[quad.Value]bool{}
+	var memErr error
 	add := func(v quad.Value) {
 		switch v.(type) {
 		case quad.IRI, quad.BNode:
 			if !seen[v] {
+				if err := ex.alloc(mapEntryBytes + 2*termBytes(v)); err != nil && memErr == nil {
+					memErr = err
+				}
 				seen[v] = true
 				targets = append(targets, v)
 			}
@@ -767,7 +824,7 @@ func (ex *exec) describe(out func(quad.Quad) error) error {
 					add(r[v])
 				}
 			}
-			return nil
+			return memErr
 		})
 		if err != nil && err != errStop {
 			return err
@@ -777,6 +834,9 @@ func (ex *exec) describe(out func(quad.Quad) error) error {
 		err := ex.match(defaultGraph, targets[i], nil, nil, func(q quad.Quad) error {
 			if _, ok := q.Object.(quad.BNode); ok {
 				add(q.Object)
+				if memErr != nil {
+					return memErr
+				}
 			}
 			return out(quad.Quad{Subject: q.Subject, Predicate: q.Predicate, Object: q.Object})
 		})
