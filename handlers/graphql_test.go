@@ -442,4 +442,11 @@ func TestGraphQLLimitsConfigured(t *testing.T) {
 	if !strings.Contains(rec.Body.String(), "tokens (20, while parsing), selections with fragments expanded (5)") {
 		t.Errorf("OpenAPI description does not state the limits")
 	}
+	m := f.do(t, "GET", "/metrics", "read", nil).Body.String()
+	for _, want := range []string{"molgraph_limit_graphql_max_tokens 20", "molgraph_limit_graphql_max_selections 5",
+		"molgraph_limit_graphql_max_fields_per_name 100", "molgraph_limit_graphql_max_fragment_spreads 200", "molgraph_limit_json_max_depth 64"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
 }

@@ -78,7 +78,7 @@ type limit struct {
 // molgraph_limit_* of /metrics and the x-molgraph-limits of the OpenAPI
 // document. Add a limit here and both show it.
 func (s *Server) limits() []limit {
-	q := s.cfg.Query.withDefaults()
+	q, gl := s.cfg.Query.withDefaults(), s.cfg.GraphQL.withDefaults()
 	out := []limit{
 		{name: "body_bytes", help: "Largest request body (413 body_too_large).", value: float64(s.cfg.MaxBodyBytes)},
 		{name: "json_body_bytes", help: "Largest JSON request body (413 body_too_large).", value: float64(s.cfg.MaxJSONBytes)},
@@ -90,6 +90,11 @@ func (s *Server) limits() []limit {
 		{name: "sparql_max_literal_bytes", help: "Longest literal a SPARQL function or GROUP_CONCAT may build (longer: unbound).", value: float64(sparqlMaxLiteral(q.SPARQLMaxLiteral))},
 		{name: "graphql_max_depth", help: "Deepest GraphQL selection nesting (400).", value: float64(q.GraphQLMaxDepth)},
 		{name: "graphql_max_cost", help: "Largest estimated GraphQL cost (400).", value: float64(q.GraphQLMaxCost)},
+		{name: "graphql_max_tokens", help: "Most lexical tokens of a GraphQL query (400 query_too_complex).", value: float64(gl.MaxTokens)},
+		{name: "graphql_max_selections", help: "Most selections of a GraphQL query, fragments counted where spread (400 query_too_complex).", value: float64(gl.MaxSelections)},
+		{name: "graphql_max_fields_per_name", help: "Most GraphQL fields under one response name in one selection (400 query_too_complex).", value: float64(gl.MaxFieldsPerName)},
+		{name: "graphql_max_fragment_spreads", help: "Most distinct GraphQL fragments spread into one selection (400 query_too_complex).", value: float64(gl.MaxFragmentSpreads)},
+		{name: "json_max_depth", help: "Deepest nesting of a JSON request body (400 invalid_request).", value: MaxJSONDepth},
 	}
 	if s.cfg.Molecules.MaxBatchRecords > 0 {
 		out = append(out, limit{name: "batch_max_records", help: "Most records in one batch upload (413 batch_too_large).",
