@@ -217,3 +217,24 @@ func TestParseInFlight(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAdmit is the cost admission adds to a request: one token and
+// one place in a capped class (report allocations; timings need an idle
+// machine).
+func BenchmarkAdmit(b *testing.B) {
+	l := DefaultLimits()
+	l.Rate = 1e9 // never empty: measure the bookkeeping, not refusals
+	c, _ := New(l)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := c.Allow("key-1"); err != nil {
+			b.Fatal(err)
+		}
+		rel, err := c.Acquire(ctx, SPARQL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rel()
+	}
+}
