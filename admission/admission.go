@@ -148,7 +148,8 @@ type Rejection struct {
 	// Class is the request's class (for ErrBusy).
 	Class Class
 	// Reason is a metrics label: "rate", "class_full" (the waiting line
-	// was full) or "wait_timeout" (it waited Limits.Wait in vain).
+	// was full), "wait_timeout" (it waited Limits.Wait in vain) or
+	// "key_share" (the key held its share of the class's places).
 	Reason string
 	// RetryAfter is when a retry may succeed (at least one second).
 	RetryAfter time.Duration
@@ -163,6 +164,10 @@ func (r *Rejection) Error() string {
 	if errors.Is(r.Err, ErrRateLimited) && r.Quota != nil {
 		return fmt.Sprintf("%v: this API key may send %s requests per second with bursts of %d; retry in %d s",
 			r.Err, strconv.FormatFloat(r.Quota.Rate, 'f', -1, 64), r.Quota.Limit, secs)
+	}
+	if r.Reason == "key_share" {
+		return fmt.Sprintf("%v: this API key holds %d of the %d places of %s requests, the most one key may; retry in %d s",
+			r.Err, KeyShare(r.limit), r.limit, r.Class, secs)
 	}
 	if r.Reason == "wait_timeout" {
 		return fmt.Sprintf("%v: waited %v for one of the %d places of %s requests; retry in %d s",
@@ -277,15 +282,22 @@ func (b *buckets) take(key string) (Quota, bool) {
 }
 
 // Acquire waits for a place in class's cap (Light and uncapped classes
-// always have one). It returns the function that gives the place back, or
-// a *Rejection (ErrBusy), or ctx's error if ctx ends while it waits.
-func (c *Controller) Acquire(ctx context.Context, class Class) (release func(), err error) {
+// always have one) for a request of key ("" for none). One key holds at
+// most KeyShare of a class's places, so that one client's slow queries
+// cannot take them all. It returns the function that gives the place back
+// (safe to call twice), or a *Rejection (ErrBusy), or ctx's error if ctx
+// ends while it waits.
+func (c *Controller) Acquire(ctx context.Context, class Class, key string) (release func(), err error) {
 	g := c.gates[class]
 	if g == nil {
 		return func() {}, nil
 	}
-	return g.acquire(ctx, c.limits.Wait)
+	return g.acquire(ctx, c.limits.Wait, key)
 }
+
+// KeyShare is the places of a class one key may hold: half, rounded up (a
+// class capped at 1 is all one key's).
+func KeyShare(n int) int { return (n + 1) / 2 }
 
 // InFlight returns how many requests of class hold a place now.
 func (c *Controller) InFlight(class Class) int {
@@ -303,41 +315,118 @@ func (c *Controller) Waiting(class Class) int {
 	return 0
 }
 
-// gate is the cap of one class: a buffered channel is the semaphore (a
-// send takes a place, a receive gives it back), which also gives a timed
-// wait through select; the waiting line is bounded by a counter.
+// gate is the cap of one class. Buffered channels are the semaphores (a
+// send takes a place, a receive gives it back), which gives timed waits
+// through select: one for the class, one per key holding places (its
+// share); the waiting line is bounded by a counter.
 type gate struct {
 	class      Class
 	slots      chan struct{}
 	waiting    atomic.Int64
 	maxWaiting int64
+
+	mu   sync.Mutex
+	keys map[string]*keySlots // keys that hold or wait for places
 }
 
-func (g *gate) release() { <-g.slots }
+// keySlots is one key's share of a class; refs counts the requests that
+// use it, so that it is dropped when the key has none.
+type keySlots struct {
+	ch   chan struct{}
+	refs int
+}
 
-func (g *gate) acquire(ctx context.Context, wait time.Duration) (func(), error) {
-	select {
-	case g.slots <- struct{}{}:
-		return sync.OnceFunc(g.release), nil
-	default:
+func (g *gate) ref(key string) *keySlots {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.keys == nil {
+		g.keys = map[string]*keySlots{}
+	}
+	ks := g.keys[key]
+	if ks == nil {
+		ks = &keySlots{ch: make(chan struct{}, KeyShare(cap(g.slots)))}
+		g.keys[key] = ks
+	}
+	ks.refs++
+	return ks
+}
+
+func (g *gate) unref(key string, ks *keySlots) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if ks.refs--; ks.refs == 0 {
+		delete(g.keys, key)
+	}
+}
+
+func (g *gate) acquire(ctx context.Context, wait time.Duration, key string) (func(), error) {
+	var ks *keySlots
+	if key != "" && KeyShare(cap(g.slots)) < cap(g.slots) {
+		ks = g.ref(key)
+	}
+	gotKey := false
+	done := func() {
+		if ks != nil {
+			if gotKey {
+				<-ks.ch
+			}
+			g.unref(key, ks)
+		}
+	}
+	release := func() {
+		<-g.slots
+		done()
+	}
+	// Without waiting, if both places are free.
+	if ks != nil {
+		select {
+		case ks.ch <- struct{}{}:
+			gotKey = true
+		default:
+		}
+	}
+	if ks == nil || gotKey {
+		select {
+		case g.slots <- struct{}{}:
+			return sync.OnceFunc(release), nil
+		default:
+		}
+	}
+	reason := "class_full"
+	if ks != nil && !gotKey {
+		reason = "key_share"
 	}
 	retry := max(wait, time.Second)
-	if wait <= 0 {
-		return nil, g.reject("class_full", retry, 0)
-	}
-	if g.waiting.Add(1) > g.maxWaiting {
-		g.waiting.Add(-1)
-		return nil, g.reject("class_full", retry, 0)
+	if wait <= 0 || g.waiting.Add(1) > g.maxWaiting {
+		if wait > 0 {
+			g.waiting.Add(-1)
+		}
+		done()
+		return nil, g.reject(reason, retry, 0)
 	}
 	defer g.waiting.Add(-1)
 	t := time.NewTimer(wait)
 	defer t.Stop()
+	if ks != nil && !gotKey {
+		select {
+		case ks.ch <- struct{}{}:
+			gotKey = true
+		case <-t.C:
+			done()
+			return nil, g.reject("key_share", retry, wait)
+		case <-ctx.Done():
+			done()
+			return nil, fmt.Errorf("admission: waiting for a %s place: %w", g.class, context.Cause(ctx))
+		}
+	}
 	select {
 	case g.slots <- struct{}{}:
-		return sync.OnceFunc(g.release), nil
+		return sync.OnceFunc(release), nil
 	case <-t.C:
+		done()
 		return nil, g.reject("wait_timeout", retry, wait)
 	case <-ctx.Done():
+		done()
 		return nil, fmt.Errorf("admission: waiting for a %s place: %w", g.class, context.Cause(ctx))
 	}
 }

@@ -87,7 +87,7 @@ func TestNoRateLimit(t *testing.T) {
 			t.Fatal(ok, err)
 		}
 	}
-	rel, err := c.Acquire(context.Background(), SPARQL)
+	rel, err := c.Acquire(context.Background(), SPARQL, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,18 +100,18 @@ func TestGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	rel, err := c.Acquire(ctx, SPARQL)
+	rel, err := c.Acquire(ctx, SPARQL, "")
 	if err != nil || c.InFlight(SPARQL) != 1 {
 		t.Fatal(err, c.InFlight(SPARQL))
 	}
 	// Other classes are not held up.
-	if r2, err := c.Acquire(ctx, Chem); err != nil {
+	if r2, err := c.Acquire(ctx, Chem, ""); err != nil {
 		t.Fatal(err)
 	} else {
 		r2()
 	}
 	start := time.Now()
-	_, err = c.Acquire(ctx, SPARQL)
+	_, err = c.Acquire(ctx, SPARQL, "")
 	var rej *Rejection
 	if !errors.As(err, &rej) || !errors.Is(err, ErrBusy) || rej.Reason != "wait_timeout" || rej.Class != SPARQL ||
 		Seconds(rej.RetryAfter) != 1 || time.Since(start) < 50*time.Millisecond ||
@@ -121,7 +121,7 @@ func TestGate(t *testing.T) {
 	// A waiter gets the place when it is given back.
 	got := make(chan error)
 	go func() {
-		r, err := c.Acquire(ctx, SPARQL)
+		r, err := c.Acquire(ctx, SPARQL, "")
 		if err == nil {
 			r()
 		}
@@ -142,7 +142,7 @@ func TestGate(t *testing.T) {
 // refused at once. A cancelled waiter leaves with its context's error.
 func TestGateWaitingLine(t *testing.T) {
 	c, _ := New(Limits{InFlight: map[Class]int{Chem: 1}, Wait: 10 * time.Second})
-	hold, err := c.Acquire(context.Background(), Chem)
+	hold, err := c.Acquire(context.Background(), Chem, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestGateWaitingLine(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := c.Acquire(ctx, Chem)
+			_, err := c.Acquire(ctx, Chem, "")
 			errs <- err
 		}()
 	}
@@ -163,7 +163,7 @@ func TestGateWaitingLine(t *testing.T) {
 	}
 	start := time.Now()
 	var rej *Rejection
-	if _, err := c.Acquire(context.Background(), Chem); !errors.As(err, &rej) || rej.Reason != "class_full" || time.Since(start) > time.Second ||
+	if _, err := c.Acquire(context.Background(), Chem, ""); !errors.As(err, &rej) || rej.Reason != "class_full" || time.Since(start) > time.Second ||
 		!strings.Contains(err.Error(), "1 chem requests are in flight, the most this service runs at once, and 4 more are waiting") {
 		t.Fatalf("past the waiting line: %v after %v", err, time.Since(start))
 	}
@@ -177,9 +177,9 @@ func TestGateWaitingLine(t *testing.T) {
 	}
 	// Without a wait a full class refuses at once.
 	c0, _ := New(Limits{InFlight: map[Class]int{QM: 1}})
-	r, _ := c0.Acquire(context.Background(), QM)
+	r, _ := c0.Acquire(context.Background(), QM, "")
 	defer r()
-	if _, err := c0.Acquire(context.Background(), QM); !errors.As(err, &rej) || rej.Reason != "class_full" {
+	if _, err := c0.Acquire(context.Background(), QM, ""); !errors.As(err, &rej) || rej.Reason != "class_full" {
 		t.Fatalf("no wait: %v", err)
 	}
 }
@@ -231,10 +231,74 @@ func BenchmarkAdmit(b *testing.B) {
 		if _, _, err := c.Allow("key-1"); err != nil {
 			b.Fatal(err)
 		}
-		rel, err := c.Acquire(ctx, SPARQL)
+		rel, err := c.Acquire(ctx, SPARQL, "")
 		if err != nil {
 			b.Fatal(err)
 		}
 		rel()
+	}
+}
+
+// One key holds at most half a class's places; other keys still get in.
+// Requests without a key are not counted per key.
+func TestGateKeyShare(t *testing.T) {
+	c, _ := New(Limits{InFlight: map[Class]int{SPARQL: 4}, Wait: 50 * time.Millisecond})
+	ctx := context.Background()
+	var rels []func()
+	for _, key := range []string{"a", "a", "b"} {
+		r, err := c.Acquire(ctx, SPARQL, key)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		rels = append(rels, r)
+	}
+	var rej *Rejection
+	start := time.Now()
+	if _, err := c.Acquire(ctx, SPARQL, "a"); !errors.As(err, &rej) || rej.Reason != "key_share" ||
+		time.Since(start) < 50*time.Millisecond || !strings.Contains(err.Error(), "this API key holds 2 of the 4 places of sparql") {
+		t.Fatalf("a's third: %v", err)
+	}
+	// b takes the last place; then the class is full for everyone.
+	rb, err := c.Acquire(ctx, SPARQL, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Acquire(ctx, SPARQL, "c"); !errors.As(err, &rej) || rej.Reason != "wait_timeout" {
+		t.Fatalf("c with the class full: %v", err)
+	}
+	// a waits for its own place and then for the class's.
+	got := make(chan error)
+	go func() {
+		r, err := c.Acquire(ctx, SPARQL, "a")
+		if err == nil {
+			r()
+		}
+		got <- err
+	}()
+	time.Sleep(5 * time.Millisecond)
+	rels[0]() // a gives one back: a's share and a class place are free
+	if err := <-got; err != nil {
+		t.Fatalf("a's waiter: %v", err)
+	}
+	rb()
+	rels[1]()
+	rels[2]()
+	// Without a key there is no share: four places for "".
+	for range 4 {
+		r, err := c.Acquire(ctx, SPARQL, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r()
+	}
+	g := c.gates[SPARQL]
+	g.mu.Lock()
+	n := len(g.keys)
+	g.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d keys still tracked after every place was given back", n)
+	}
+	if KeyShare(1) != 1 || KeyShare(2) != 1 || KeyShare(8) != 4 || KeyShare(5) != 3 {
+		t.Error("KeyShare")
 	}
 }

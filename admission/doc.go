@@ -13,7 +13,9 @@
 //     (Limits.InFlight): a request of a full class waits up to Limits.Wait
 //     in a bounded line (4 × its cap), then is refused with ErrBusy (HTTP
 //     503 with Retry-After). A short wait absorbs bursts without queueing
-//     unboundedly behind slow queries.
+//     unboundedly behind slow queries. One API key holds at most half of a
+//     class's places (KeyShare), so that one client's slow queries leave
+//     room for the others.
 //
 // A refusal is a *Rejection, which says why and when to come back. The
 // caps on unfinished jobs live with the jobs (jobs.Options), not here.

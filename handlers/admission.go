@@ -86,7 +86,7 @@ func (s *Server) admitRoute(r *http.Request, class admission.Class, owner string
 	release := func() {}
 	if s.cfg.Admission != nil {
 		var err error
-		if release, err = s.cfg.Admission.Acquire(r.Context(), class); err != nil {
+		if release, err = s.cfg.Admission.Acquire(r.Context(), class, owner); err != nil {
 			return nil, err
 		}
 	}

@@ -87,7 +87,7 @@ func grepLines(s, sub string) string {
 func TestClassFull503(t *testing.T) {
 	adm := newController(t, admission.Limits{InFlight: map[admission.Class]int{admission.SPARQL: 1}, Wait: 30 * time.Millisecond})
 	f := newFixture(t, func(c *Config) { c.Admission = adm })
-	release, err := adm.Acquire(context.Background(), admission.SPARQL) // a query in flight
+	release, err := adm.Acquire(context.Background(), admission.SPARQL, "") // a query in flight
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestDockingJobCap(t *testing.T) {
 func TestClientLeavesWhileWaiting(t *testing.T) {
 	adm := newController(t, admission.Limits{InFlight: map[admission.Class]int{admission.SPARQL: 1}, Wait: 10 * time.Second})
 	f := newFixture(t, func(c *Config) { c.Admission = adm })
-	release, err := adm.Acquire(context.Background(), admission.SPARQL)
+	release, err := adm.Acquire(context.Background(), admission.SPARQL, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,5 +408,30 @@ func TestClientLeavesWhileWaiting(t *testing.T) {
 	<-done
 	if rec.Code != StatusClientClosedRequest || time.Since(start) > time.Second || adm.Waiting(admission.SPARQL) != 0 {
 		t.Fatalf("status %d after %v, %d waiting", rec.Code, time.Since(start), adm.Waiting(admission.SPARQL))
+	}
+}
+
+// The route passes the request's key to the class cap: a key at its share
+// (one of two SPARQL places) waits and is refused; another key gets in.
+func TestKeyShareByRoute(t *testing.T) {
+	adm := newController(t, admission.Limits{InFlight: map[admission.Class]int{admission.SPARQL: 2}, Wait: 20 * time.Millisecond})
+	f := newFixture(t, func(c *Config) { c.Admission = adm })
+	key, err := f.keys.Authenticate(f.tokens["read"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := adm.Acquire(context.Background(), admission.SPARQL, key.ID) // the read key's query in flight
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	p := problemOf(t, f.do(t, "GET", "/v1/sparql?query=ASK%7B%7D", "read", nil), http.StatusServiceUnavailable, "busy")
+	if !strings.Contains(p.Detail, "this API key holds 1 of the 2 places") {
+		t.Errorf("detail %q", p.Detail)
+	}
+	problemOf(t, f.do(t, "GET", "/v1/sparql?query=ASK%7B%7D", "admin", nil), http.StatusServiceUnavailable, "not_ready")
+	if m := f.do(t, "GET", "/metrics", "admin", nil).Body.String(); !strings.Contains(m,
+		`molgraph_admission_rejections_total{class="sparql",reason="key_share"} 1`) {
+		t.Errorf("metrics:\n%s", grepLines(m, "rejections"))
 	}
 }

@@ -48,7 +48,7 @@ func newMetrics() *metrics {
 		}),
 		rejections: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "molgraph_admission_rejections_total",
-			Help: "Requests refused by admission control, by reason (rate: 429 rate_limited; jobs_per_key, jobs_total: 429 too_many_jobs; class_full, wait_timeout: 503 busy) and route class.",
+			Help: "Requests refused by admission control, by reason (rate: 429 rate_limited; jobs_per_key, jobs_total: 429 too_many_jobs; class_full, wait_timeout, key_share: 503 busy) and route class.",
 		}, []string{"reason", "class"}),
 	}
 	m.reg.MustRegister(m.requests, m.duration, m.inFlight, m.rejections,
@@ -132,7 +132,9 @@ func (s *Server) limits() []limit {
 			limit{name: "in_flight", help: "Requests of a route class served at once (0: no cap); past it they wait (503 busy).",
 				labels: prometheus.Labels{"class": string(c)}, value: float64(n)},
 			limit{name: "waiting", help: "Requests of a route class that may wait for a place; past it 503 busy at once.",
-				labels: prometheus.Labels{"class": string(c)}, value: float64(admission.WaitingFactor * n)})
+				labels: prometheus.Labels{"class": string(c)}, value: float64(admission.WaitingFactor * n)},
+			limit{name: "in_flight_per_key", help: "Places of a route class one API key may hold (half the class's, rounded up); past it the key's requests wait, then 503 busy.",
+				labels: prometheus.Labels{"class": string(c)}, value: float64(admission.KeyShare(n))})
 	}
 	for _, runner := range s.runners() {
 		jl := runner.Limits()

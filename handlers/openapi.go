@@ -211,7 +211,7 @@ const limitsDescription = "**Limits.** Every limit of this server is listed with
 	"Routes that queue a job (batch uploads, docking) are refused with `429 too_many_jobs` while the key, or the service, " +
 	"has as many queued or running jobs as allowed (`RateLimit: \"jobs\";r=0;t=<s>`). Heavy routes (SPARQL, GraphQL, " +
 	"chemistry, uploads, QM parsing, receptors, docking submission, export) have a cap on requests in flight; a request " +
-	"of a full class waits briefly, then gets `503 busy` with `Retry-After`. " +
+	"of a full class waits briefly, then gets `503 busy` with `Retry-After`; one key holds at most half of a class's places. " +
 	"**CORS.** The SPARQL and GraphQL routes answer browsers of any origin: a preflight (OPTIONS) gets 204 without a key, " +
 	"and every answer, errors included, carries `Access-Control-Allow-Origin: *` (keys go in the Authorization header, never in cookies)."
 
