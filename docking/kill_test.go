@@ -85,7 +85,11 @@ func TestVinaDiesWithServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			<-exited
+			killed := time.Now()
 			gone := sharedtest.GoneWithin(vina.Pid, 2*time.Second)
+			if gone {
+				t.Logf("vina %d gone %v after the server's exit", vina.Pid, time.Since(killed).Round(time.Millisecond))
+			}
 			if !gone {
 				syscall.Kill(vina.Pid, syscall.SIGKILL) // the test's own cleanup
 			}
