@@ -43,10 +43,10 @@ func (s *Server) opsRoutes() []Route {
 		{
 			Method: http.MethodGet, Pattern: "/readyz", Scope: auth.ScopeNone,
 			Handle: s.readyz,
-			Doc: Doc{Tag: "operations", Summary: "Readiness: the graph store is open and answering",
+			Doc: Doc{Tag: "operations", Summary: "Readiness: the graph store is open, answering and has disk space for writes",
 				Responses: []Response{
 					{Status: 200, Description: "Ready to serve.", Content: statusBody},
-					{Status: 503, Description: "Not ready (starting, shutting down, or store unavailable).",
+					{Status: 503, Description: "Not ready (starting, shutting down, store unavailable, or the data directory's disk below its reserve: writes would answer 507 insufficient_storage); checked again at every call.",
 						Content: problemContent(), Headers: map[string]string{"Retry-After": "Seconds to wait before retrying."}},
 				}},
 		},
