@@ -86,6 +86,7 @@ func (s *Server) limits() []limit {
 		{name: "sparql_max_rows", help: "Most solutions or triples of one SPARQL answer (400 row_limit_exceeded).", value: float64(q.SPARQLMaxRows)},
 		{name: "sparql_max_query_bytes", help: "Longest SPARQL query text (413).", value: float64(q.SPARQLMaxQuery)},
 		{name: "sparql_max_depth", help: "Deepest SPARQL nesting (400 malformed_query).", value: float64(sparql.MaxDepth)},
+		{name: "sparql_max_patterns", help: "Most triple patterns and graph-pattern operators in one SPARQL query (400 malformed_query).", value: float64(sparql.MaxPatterns)},
 		{name: "sparql_max_memory_bytes", help: "Memory budget of one SPARQL query's tables (400 query_memory_exceeded).", value: float64(sparqlMaxMemory(q.SPARQLMaxMemory))},
 		{name: "sparql_max_literal_bytes", help: "Longest literal a SPARQL function or GROUP_CONCAT may build (longer: unbound).", value: float64(sparqlMaxLiteral(q.SPARQLMaxLiteral))},
 		{name: "graphql_max_depth", help: "Deepest GraphQL selection nesting (400).", value: float64(q.GraphQLMaxDepth)},

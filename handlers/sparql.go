@@ -389,7 +389,8 @@ func (s *Server) sparqlRoutes() []Route {
 		"The default graph is the union of all named graphs unless default-graph-uri/named-graph-uri (or FROM) say otherwise. " +
 		"Limits: the query timeout (503 query_timeout) and the row cap (400 row_limit_exceeded) are configured " +
 		"with MOLGRAPH_SPARQL_TIMEOUT and MOLGRAPH_SPARQL_MAX_ROWS; a query text longer than MOLGRAPH_SPARQL_MAX_QUERY " +
-		"(default 1 MiB) is 413 query_too_large; a syntax error, or nesting deeper than 256 levels, is 400 malformed_query with " +
+		"(default 1 MiB) is 413 query_too_large; a syntax error, nesting deeper than 256 levels or more than 4096 triple " +
+		"patterns and graph-pattern operators is 400 malformed_query with " +
 		"the line and column in errors[0].message. A string function or GROUP_CONCAT that would build a literal longer than " +
 		"MOLGRAPH_SPARQL_MAX_LITERAL (default 1 MiB) is an expression error (the variable stays unbound; FILTER is false). " +
 		"A query whose ORDER BY, GROUP BY, DISTINCT, sub-queries, CONSTRUCT result or path searches hold more than " +

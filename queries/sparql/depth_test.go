@@ -156,14 +156,17 @@ func checkDepthError(t *testing.T, err error) {
 
 // TestBalancedChains: long chains of associative operators (||, &&,
 // UNION) are built balanced, so generated queries with thousands of
-// alternatives stay far below the nesting limit, and they mean the same.
+// alternatives (a thousand UNION branches: MaxPatterns counts them) stay
+// far below the nesting limit, and they mean the same.
 func TestBalancedChains(t *testing.T) {
 	src := depthStore(t)
 	var alts, conj, union []string
 	for i := 0; i < 5000; i++ {
 		alts = append(alts, fmt.Sprintf("?o = %d", i+2))
 		conj = append(conj, "?o != 0")
-		union = append(union, fmt.Sprintf("{ BIND(%d AS ?v) }", i))
+		if i < 1000 {
+			union = append(union, fmt.Sprintf("{ BIND(%d AS ?v) }", i))
+		}
 	}
 	alts = append(alts, "?o = 1")
 	tests := []struct {
@@ -172,7 +175,7 @@ func TestBalancedChains(t *testing.T) {
 	}{
 		{"SELECT ?o WHERE { ?s <http://e/p> ?o FILTER(" + strings.Join(alts, " || ") + ") }", []string{`o="1"^^<http://www.w3.org/2001/XMLSchema#integer>`}},
 		{"SELECT ?o WHERE { ?s <http://e/p> ?o FILTER(isLiteral(?o) && " + strings.Join(conj, " && ") + ") }", []string{`o="1"^^<http://www.w3.org/2001/XMLSchema#integer>`}},
-		{"SELECT (COUNT(*) AS ?n) WHERE { " + strings.Join(union, " UNION ") + " }", []string{`n="5000"^^<http://www.w3.org/2001/XMLSchema#integer>`}},
+		{"SELECT (COUNT(*) AS ?n) WHERE { " + strings.Join(union, " UNION ") + " }", []string{`n="1000"^^<http://www.w3.org/2001/XMLSchema#integer>`}},
 	}
 	for _, tc := range tests {
 		q, err := Parse(tc.query, "")
@@ -180,7 +183,7 @@ func TestBalancedChains(t *testing.T) {
 			t.Fatal(err)
 		}
 		if d := trueDepth(q); d > 20 {
-			t.Errorf("depth %d for a chain of 5000", d)
+			t.Errorf("depth %d for a chain of 1000 or 5000", d)
 		}
 		got := selectStrings(t, src, tc.query, Options{})
 		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
@@ -305,4 +308,54 @@ func pathTreeDepth(p pathExpr) int {
 		return 1 + pathTreeDepth(x.p)
 	}
 	return 1
+}
+
+// TestPatternLimit: a query of more than MaxPatterns triple patterns and
+// operators is refused at parse, with the position, before planning
+// (60,000 patterns planned for six minutes past their deadline); at the
+// limit it parses and runs.
+func TestPatternLimit(t *testing.T) {
+	src := depthStore(t)
+	for _, tc := range []struct {
+		name string
+		gen  func(n int) string
+	}{
+		{"one BGP", func(n int) string {
+			return "SELECT (COUNT(*) AS ?c) WHERE { " + strings.Repeat("?a <http://e/p> ?b . ", n) + "}"
+		}},
+		{"collection", func(n int) string {
+			return "ASK { ?s <http://e/p> (" + strings.Repeat(" 1", n/2) + " ) }"
+		}},
+		{"union", func(n int) string {
+			return "SELECT (COUNT(*) AS ?c) WHERE { { ?a <http://e/p> ?b }" + strings.Repeat(" UNION { ?a <http://e/p> ?b }", n/2-1) + " }"
+		}},
+		{"construct template", func(n int) string {
+			return "CONSTRUCT { " + strings.Repeat("?a <http://e/p> ?b . ", n) + "} WHERE { ?a <http://e/p> ?b }"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(tc.gen(60_000), "")
+			var se *SyntaxError
+			if !errors.As(err, &se) || !strings.Contains(se.Msg, fmt.Sprint(MaxPatterns)) || se.Column < 2 {
+				t.Fatalf("60,000: %v", err)
+			}
+			q, err := Parse(tc.gen(MaxPatterns-10), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			res, err := Exec(context.Background(), src, q, Options{Timeout: 20 * time.Second})
+			if err == nil {
+				switch q.Form() {
+				case Select:
+					_, err = res.All()
+				case Construct:
+					_, err = res.Quads()
+				}
+			}
+			if err != nil || time.Since(start) > 10*time.Second {
+				t.Fatalf("%v after %s", err, time.Since(start))
+			}
+		})
+	}
 }

@@ -4,7 +4,10 @@
 // Parse turns query text into a Query (a syntax error is a *SyntaxError with
 // line and column). A query nested deeper than MaxDepth is a syntax error
 // too: the parser and every later pass recurse over the query's trees, and
-// the bound keeps them far from the Go stack's limit (see MaxDepth). Exec runs a Query against a Source and a Dataset and
+// the bound keeps them far from the Go stack's limit (see MaxDepth); so is
+// one with more than MaxPatterns triple patterns and operators. At
+// execution, Options.MaxLiteral bounds the strings and numbers
+// expressions build and Options.MaxMemory the tables a query holds. Exec runs a Query against a Source and a Dataset and
 // returns a Result: solutions for SELECT (streamed through
 // Result.Solutions), a boolean for ASK, triples for CONSTRUCT and DESCRIBE
 // (streamed through Result.Triples). WriteJSON, WriteXML, WriteCSV and

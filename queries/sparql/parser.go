@@ -95,6 +95,17 @@ func (q *Query) Vars() []string {
 // overflow the stack. Real queries nest fewer than 20 levels.
 const MaxDepth = 256
 
+// MaxPatterns is the most triple patterns (property paths, collections and
+// blank-node lists expanded) plus graph-pattern operators (join, OPTIONAL,
+// UNION, MINUS, FILTER, BIND, GRAPH, sub-select) one query may have; more
+// is a *SyntaxError naming the limit. Planning a basic graph pattern is
+// quadratic in its size and evaluation nests one call per pattern and
+// operator (a BGP of 60,000 patterns, 1.4 MB of text, planned for six
+// minutes without looking at its deadline); real queries have fewer than a
+// hundred. Expressions do not count: a FILTER may list thousands of
+// alternatives.
+const MaxPatterns = 4096
+
 type parser struct {
 	toks     []token
 	i        int
@@ -118,6 +129,8 @@ type parser struct {
 	depths map[any]int
 	// pathDepth is the deepest property path of the triples being parsed.
 	pathDepth int
+	// patterns counts triple patterns and operators against MaxPatterns.
+	patterns int
 }
 
 // Parse parses a SPARQL 1.1 query. Relative IRIs are resolved against base
@@ -174,6 +187,19 @@ func (p *parser) built(at token, x any, kids ...any) {
 		d = max(d, p.treeDepth(k))
 	}
 	p.setDepth(at, x, d+1)
+	switch x.(type) {
+	case *nJoin, *nLeftJoin, *nUnion, *nMinus, *nFilter, *nExtend, *nGraph, *nSub:
+		p.counted(at, 1)
+	}
+}
+
+// counted adds n triple patterns or operators at token at and refuses the
+// query past MaxPatterns.
+func (p *parser) counted(at token, n int) {
+	p.patterns += n
+	if p.patterns > MaxPatterns {
+		p.fail(at, "the query has more than %d triple patterns and graph-pattern operators (the server's limit)", MaxPatterns)
+	}
 }
 
 func (p *parser) setDepth(at token, x any, d int) {
@@ -295,6 +321,7 @@ func (p *parser) parseQuery() {
 			p.tmplMode = true
 			p.q.template = p.parseTriplesTemplate("}")
 			p.tmplMode = false
+			p.counted(p.peek(), len(p.q.template))
 			p.expectPunct("}")
 			p.parseDatasetClauses()
 			p.parseWhere(sq, false)
@@ -305,6 +332,7 @@ func (p *parser) parseQuery() {
 			p.expectPunct("{")
 			p.bgpID++
 			pats := p.parseTriplesTemplate("}")
+			p.counted(open, len(pats))
 			p.expectPunct("}")
 			for _, tp := range pats {
 				if tp.path != nil {
@@ -808,6 +836,7 @@ func (p *parser) parseGroupParts() (node, []expr) {
 			}
 			p.pathDepth = 0
 			pats, dot := p.parseTriplesBlock()
+			p.counted(t, len(pats))
 			needDot = !dot
 			inScopeVars(&nBGP{pats: pats}, scope)
 			if cur == nil {
