@@ -22,7 +22,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHACL_ENGINE := $(HOME)/.cache/molgraph/shacl-engine
 OXIGRAPH     := $(HOME)/.cache/molgraph/oxigraph
 
-.PHONY: all deps build run test bench bench-batch bench-docking fuzz vet fmt clean
+.PHONY: all deps build run test bench bench-batch bench-docking bench-load fuzz vet fmt clean
 
 all: build
 
@@ -77,6 +77,19 @@ bench-batch: build
 # seeds: wall time, service overhead, CPU use, affinities (see the script).
 bench-docking: build
 	jobs/docking/bench.sh
+
+# The service under a mixed load on loopback: molgraph serve on a fresh
+# data dir, CLIENTS clients (each with its own key) for DURATION: reads
+# (molecule, list, SPARQL, GraphQL), writes (POST /v1/molecules with RDKit's
+# ChEMBL and NCI SMILES) and batches of 10-100 records; 429/503 with
+# Retry-After counted apart and retried. Prints counts, errors, lost writes
+# (every acknowledged write read back), p50/p95/p99 per kind, the batch
+# queue depth and the load average; fails on errors or lost writes.
+DURATION ?= 60s
+CLIENTS  ?= 64
+bench-load: build
+	$(GO) build -o bin/molgraph-load ./cmd/molgraph-load
+	./bin/molgraph-load -binary $(BIN) -duration $(DURATION) -clients $(CLIENTS)
 
 # Every fuzz target of every package for FUZZTIME each.
 fuzz: deps
