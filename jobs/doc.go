@@ -32,7 +32,8 @@
 // job class (Options.Workers, ClassWorkers), so that a docking job that runs
 // for an hour never holds up a ten-record batch upload. Cancel marks a
 // queued job cancelled at once, or stops a running one after its current
-// commit (what was committed stays). Close stops the workers; running jobs
+// commit (what was committed stays); SetOnEnd hears of every job that ends,
+// whichever way. Close stops the workers; running jobs
 // keep their "running" status and resume at the next Start.
 //
 // # Admission

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cayleygraph/quad"
@@ -78,6 +79,22 @@ type Runner struct {
 	running    map[quad.IRI]*active
 	started    bool
 	closed     bool
+
+	onEnd atomic.Pointer[func(Job)]
+}
+
+// SetOnEnd sets a function called after a job's final state (succeeded,
+// failed, cancelled) is stored, however it got there: at the end of its
+// run, or cancelled while queued, when its Task never ran (serve wires the
+// blob collector's Kick to it: a cancelled job's spool goes soon either
+// way). It is called outside the runner's lock and may be set while jobs
+// run.
+func (r *Runner) SetOnEnd(fn func(Job)) { r.onEnd.Store(&fn) }
+
+func (r *Runner) ended(j Job) {
+	if fn := r.onEnd.Load(); fn != nil && *fn != nil {
+		(*fn)(j)
+	}
 }
 
 // pool is the queue and workers of one job class.
@@ -365,7 +382,17 @@ func (r *Runner) Cancel(ctx context.Context, iri quad.IRI) (Job, error) {
 		}
 		return r.Get(ctx, iri)
 	}
-	defer r.mu.Unlock()
+	j, err := r.cancelQueued(ctx, iri)
+	r.mu.Unlock()
+	if err == nil {
+		r.ended(j)
+	}
+	return j, err
+}
+
+// cancelQueued stores a job that is not running as cancelled and drops it
+// from its queue; r.mu must be held.
+func (r *Runner) cancelQueued(ctx context.Context, iri quad.IRI) (Job, error) {
 	j, err := r.Get(ctx, iri)
 	if err != nil {
 		return j, err
@@ -524,4 +551,5 @@ func (r *Runner) run(iri quad.IRI) {
 	r.forget(iri)
 	r.mu.Unlock()
 	log.Info("job finished", "status", string(final.Status), "error", final.Error)
+	r.ended(final)
 }

@@ -431,3 +431,32 @@ func TestBatchBehindRunningDocking(t *testing.T) {
 		t.Errorf("docking job %s, want running", dj.Status)
 	}
 }
+
+// SetOnEnd's function hears of every job that reaches a final state: one
+// that ran, and one cancelled while queued (its Task never ran).
+func TestRunnerOnEnd(t *testing.T) {
+	st, _ := graph.OpenMemory(graph.Options{})
+	defer st.Close()
+	r := newRunner(t, st, &stepTask{steps: 2}, jobs.Options{})
+	ended := make(chan jobs.Job, 4)
+	r.SetOnEnd(func(j jobs.Job) { ended <- j })
+	queued := submitStep(t, r) // before Start: stays queued
+	if _, err := r.Cancel(context.Background(), queued.IRI); err != nil {
+		t.Fatal(err)
+	}
+	if j := <-ended; j.IRI != queued.IRI || j.Status != jobs.Cancelled {
+		t.Fatalf("cancelled while queued: %s %s", j.IRI, j.Status)
+	}
+	if _, err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ran := submitStep(t, r)
+	select {
+	case j := <-ended:
+		if j.IRI != ran.IRI || j.Status != jobs.Succeeded {
+			t.Fatalf("ran: %s %s", j.IRI, j.Status)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no end reported for a job that ran")
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/handlers"
 	"github.com/molgraph/molgraph/internal/subproc"
+	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
 	"github.com/molgraph/molgraph/parsers/gaussian"
 	"github.com/molgraph/molgraph/parsers/orca"
@@ -78,6 +79,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	defer gc.Close()
 	if mols.Batch != nil {
 		mols.Batch.SetAfterRun(gc.Kick)
+	}
+	if mols.Jobs != nil {
+		// Also a job cancelled while queued, whose Task never ran.
+		mols.Jobs.SetOnEnd(func(jobs.Job) { gc.Kick() })
 	}
 	gate, err := shapes.NewGate()
 	if err != nil {
