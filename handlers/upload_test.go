@@ -59,6 +59,7 @@ func newDiskFixture(t *testing.T, dir string, lim UploadLimits, minFree int64) *
 	}
 	t.Cleanup(gc.Close)
 	task.SetAfterRun(gc.Kick)
+	runner.SetOnEnd(func(jobs.Job) { gc.Kick() }) // a job cancelled while queued never runs its task
 	f := newFixture(t, func(c *Config) {
 		c.Store = st
 		c.Graph = st
