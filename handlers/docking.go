@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"sort"
 	"strconv"
@@ -121,13 +120,15 @@ func (s *Server) dockingRoutes() []Route {
 
 // dockingRequest is the body of POST /v1/docking/jobs.
 type dockingRequest struct {
-	Receptor       string   `json:"receptor"`
-	Ligands        []string `json:"ligands"`
-	Pocket         string   `json:"pocket"`
-	Box            *dk.Box  `json:"box"`
-	Exhaustiveness int      `json:"exhaustiveness"`
-	NumModes       int      `json:"num_modes"`
-	EnergyRange    float64  `json:"energy_range"`
+	Receptor string   `json:"receptor"`
+	Ligands  []string `json:"ligands"`
+	Pocket   string   `json:"pocket"`
+	Box      *dk.Box  `json:"box"`
+	// Pointers, so that an explicit 0 is refused rather than read as the
+	// default.
+	Exhaustiveness *int     `json:"exhaustiveness"`
+	NumModes       *int     `json:"num_modes"`
+	EnergyRange    *float64 `json:"energy_range"`
 	Seed           *int64   `json:"seed"`
 }
 
@@ -159,15 +160,24 @@ func (s *Server) createDockingJob(w http.ResponseWriter, r *http.Request) error 
 		seed := int64(dk.DefaultSeed)
 		req.Seed = &seed
 	}
-	p := dk.Params{Exhaustiveness: req.Exhaustiveness, NumModes: req.NumModes, EnergyRange: req.EnergyRange, Seed: *req.Seed}
-	if req.Exhaustiveness < 0 || req.Exhaustiveness > 64 {
-		fields = append(fields, FieldError{Field: "exhaustiveness", Message: "must be 1..64"})
+	p := dk.Params{Seed: *req.Seed} // zero fields take the defaults
+	if v := req.Exhaustiveness; v != nil {
+		if *v < 1 || *v > 64 {
+			fields = append(fields, FieldError{Field: "exhaustiveness", Message: "must be 1..64"})
+		}
+		p.Exhaustiveness = *v
 	}
-	if req.NumModes < 0 || req.NumModes > 20 {
-		fields = append(fields, FieldError{Field: "num_modes", Message: "must be 1..20"})
+	if v := req.NumModes; v != nil {
+		if *v < 1 || *v > 20 {
+			fields = append(fields, FieldError{Field: "num_modes", Message: "must be 1..20"})
+		}
+		p.NumModes = *v
 	}
-	if req.EnergyRange < 0 || req.EnergyRange > 10 || math.IsNaN(req.EnergyRange) {
-		fields = append(fields, FieldError{Field: "energy_range", Message: "must be in (0, 10] kcal/mol"})
+	if v := req.EnergyRange; v != nil {
+		if !(*v > 0 && *v <= 10) { // NaN fails too
+			fields = append(fields, FieldError{Field: "energy_range", Message: "must be in (0, 10] kcal/mol"})
+		}
+		p.EnergyRange = *v
 	}
 	if len(fields) > 0 {
 		return &InputError{Err: ErrBadRequest, Fields: fields}
