@@ -21,8 +21,11 @@
 //   - validation: radicals, dummy/query atoms, elements outside the organic
 //     set, heavy-atom count 1..1000 (errors), multiple fragments, isotopes,
 //     remaining charge, InChI warnings (warnings);
-//   - coordinates: ETKDGv3 with a fixed seed plus MMFF94 (3D, with H) or a
-//     2D depiction.
+//   - coordinates: a 2D depiction, or 3D (with H): ETKDGv3 with a fixed
+//     seed plus MMFF94, run apart from the registration workers within a
+//     budget (heavy atoms, rotatable bonds), bounded ETKDG attempts and
+//     MMFF iterations and a wall-time limit, on threads or in killable
+//     helper processes (embed.go).
 //
 // Content that is not a molecule gives a *MoleculeError wrapping
 // ErrInvalidMolecule with a message a chemist can act on, e.g. "explicit

@@ -37,16 +37,30 @@ import (
 // Embedding runs apart from the registration workers, so registrations
 // never wait behind it, on Workers slots of one of two kinds:
 //
-//   - threads (the default): OS-locked goroutines of this process. RDKit
-//     cannot be interrupted, but mg_embed reads a stop flag between ETKDG
-//     attempts and between chunks of 50 MMFF iterations, so a cancelled or
-//     over-time embedding gives its thread back after one attempt or chunk;
-//   - a helper process per embedding (Helper set): the binary re-executed
-//     (RunEmbedHelper), killed on cancel or timeout, with an address-space
-//     limit (RLIMIT_AS) and a parent-death signal.
+//   - threads (the library default, EmbedOptions.Helper nil): OS-locked
+//     goroutines of this process. RDKit cannot be interrupted, but
+//     mg_embed reads a stop flag between ETKDG attempts and between chunks
+//     of 200 MMFF iterations, so a cancelled or over-time embedding gives
+//     its thread back after the attempt or chunk in progress;
+//   - helper processes (Helper set; what "molgraph serve" uses): the binary
+//     re-executed (RunEmbedHelper), one per slot, serving embedding after
+//     embedding over pipes; a helper whose caller leaves or whose time is up
+//     is killed, and the next embedding starts a new one. Each has an
+//     address-space limit (RLIMIT_AS) and a parent-death signal.
 //
-// The measurements behind the default are in the package tests
-// (TestEmbedCapacityFreed, BenchmarkEmbed*).
+// Measured (TestEmbedThreadsRelease, TestEmbedCapacityFreed,
+// BenchmarkEmbed*; load average 6-16 on 2 cores, other builds running):
+// one ETKDG attempt is not bounded by the budget: a 100-membered carbon
+// ring (100 heavy atoms, no rotatable bond) spends ~4.6 s in one attempt,
+// so a thread slot stayed busy 4.6 s after its caller left at 200 ms, while
+// the helper's slot was free 9 ms after; for a 300-carbon chain (a raised
+// budget) a thread stayed busy 74 s, the helper's slot 14 ms. Per-request
+// overhead of a running helper: none measurable (ethanol 1.70 ms per
+// embedding through the helper, 1.77 ms on a thread); starting a helper
+// and its first embedding: 61 ms. An idle helper maps 1.3 GB (Go runtime
+// and jemalloc reservations) with 30 MB resident; RLIMIT_AS is that plus
+// HelperMemoryBytes. Hence the helper for the service, threads where no
+// helper binary exists (other packages' tests, tools).
 
 // Embedding defaults (EmbedOptions' zero values mean these).
 const (
@@ -260,7 +274,14 @@ func newThreadEmbedder(n int, running *atomic.Int64) *threadEmbedder {
 	return e
 }
 
+// threadMMFFChunk is the MMFF94 iterations between two looks at the stop
+// flag on a thread. Each chunk restarts BFGS: with chunks of 50, imatinib
+// did not converge in 2,000 iterations; with 200 it converged in 800 (one
+// call: converged within 2,000). Helpers make one call: they are killed.
+const threadMMFFChunk = 200
+
 func (e *threadEmbedder) run(ctx context.Context, smiles string, p embedParams, begin func()) (embedded, error) {
+	p.MMFFChunk = threadMMFFChunk
 	j := embedJob{smiles: smiles, p: p, stop: newStopFlag(), begin: begin, reply: make(chan embedded, 1)}
 	select {
 	case e.jobs <- j:
@@ -406,6 +427,7 @@ func (h *helperProc) kill() {
 }
 
 func (e *procEmbedder) run(ctx context.Context, smiles string, p embedParams, begin func()) (embedded, error) {
+	p.MMFFChunk = 0
 	var h *helperProc
 	select {
 	case h = <-e.slots:

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -79,23 +80,6 @@ func TestEmbedBudget(t *testing.T) {
 				t.Errorf("stats %+v", s)
 			}
 		})
-	}
-}
-
-// TestEmbedSameInBothModes: the helper process computes exactly what the
-// threads compute.
-func TestEmbedSameInBothModes(t *testing.T) {
-	var molfiles []string
-	for _, mode := range []string{"threads", "helper"} {
-		p := newTestPool(t, embedModes(EmbedOptions{})[mode])
-		r, err := p.Process(context.Background(), Input{Format: FormatSMILES, Content: "CC(=O)Oc1ccccc1C(=O)O", Generate3D: true})
-		if err != nil || !r.Has3D {
-			t.Fatalf("%s: %v", mode, err)
-		}
-		molfiles = append(molfiles, r.Molfile)
-	}
-	if molfiles[0] != molfiles[1] {
-		t.Errorf("threads and helper differ:\n%s\n%s", molfiles[0], molfiles[1])
 	}
 }
 
@@ -221,5 +205,65 @@ func TestEmbedHelperReuse(t *testing.T) {
 	r, err = small.Process(context.Background(), Input{Format: FormatSMILES, Content: "CCO", Generate3D: true})
 	if err != nil || !r.Has3D {
 		t.Errorf("after a failed helper: %v", err)
+	}
+}
+
+// BenchmarkEmbed measures one embedding through each kind of slot (one
+// slot, a helper already started): the per-request overhead of the helper
+// process is the difference.
+func BenchmarkEmbed(b *testing.B) {
+	for _, mode := range []string{"threads", "helper"} {
+		for _, mol := range []struct{ name, smiles string }{{"ethanol", "CCO"}, {"imatinib", imatinibSMILES}} {
+			b.Run(mode+"/"+mol.name, func(b *testing.B) {
+				p := newTestPool(b, embedModes(EmbedOptions{Workers: 1})[mode])
+				ctx := context.Background()
+				if _, err := p.embed3D(ctx, mol.smiles); err != nil { // starts the helper
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if r, err := p.embed3D(ctx, mol.smiles); err != nil || r.Status != embedOK {
+						b.Fatal(r.Status, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkEmbedHelperStart measures starting a helper process and its
+// first embedding (ethanol): what a killed helper costs the next request.
+func BenchmarkEmbedHelperStart(b *testing.B) {
+	var running atomic.Int64
+	params := embedParams{MaxAttempts: DefaultEmbedAttempts, MMFFMaxIters: DefaultMMFFMaxIters, Seed: embedSeed}
+	for i := 0; i < b.N; i++ {
+		e := newProcEmbedder(1, helperCommand, DefaultHelperMemoryBytes, &running)
+		if r, err := e.run(context.Background(), "CCO", params, func() { running.Add(1) }); err != nil || r.Status != embedOK {
+			b.Fatal(r, err)
+		}
+		e.close()
+	}
+}
+
+// TestEmbedThreadsRelease measures how long a thread slot stays busy after
+// its caller leaves, for a molecule within the default budget that ETKDG
+// finds hard (a 100-membered carbon ring: 100 heavy atoms, no rotatable
+// bond): the stop flag is read between attempts only.
+func TestEmbedThreadsRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short: a measurement")
+	}
+	ring := "C1" + strings.Repeat("C", 98) + "C1"
+	for mode, o := range embedModes(EmbedOptions{Workers: 1, Timeout: 5 * time.Second}) {
+		p := newTestPool(t, o)
+		t0 := time.Now()
+		r, err := p.Process(context.Background(), Input{Format: FormatSMILES, Content: ring, Generate3D: true})
+		has3D := err == nil && r.Has3D
+		t.Logf("%s: 100-ring: %v (has3d %v, %v)", mode, time.Since(t0), has3D, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		t0 = time.Now()
+		_, err = p.Process(ctx, Input{Format: FormatSMILES, Content: ring, Generate3D: true})
+		cancel()
+		t.Logf("%s: abandoned after 200 ms, slot free after %v (%v)", mode, time.Since(t0), err)
 	}
 }

@@ -39,10 +39,6 @@ bool stopped(const int *stop) {
   return stop != nullptr && __atomic_load_n(stop, __ATOMIC_RELAXED) != 0;
 }
 
-// MMFF iterations between two looks at the stop flag: one chunk of a
-// 100-heavy-atom molecule takes a few milliseconds.
-const int kMMFFChunk = 50;
-
 }  // namespace
 
 extern "C" {
@@ -86,14 +82,17 @@ int mg_embed(const char *smiles, size_t len, const mg_embed_params *p,
     MMFF::MMFFMolProperties props(*m);
     if (props.isValid()) {
       // MMFFOptimizeMolecule's force field (non-bonded threshold 10),
-      // minimized in chunks so that the stop flag is read between them.
+      // minimized in chunks if asked, so that the stop flag is read between
+      // them; each chunk restarts BFGS from the identity Hessian, which
+      // slows convergence.
       std::unique_ptr<ForceFields::ForceField> ff(
           MMFF::constructForceField(*m, &props, 10.0, cid, true));
       ff->initialize();
       int needMore = 1;
       while (needMore && out->mmff_iters < p->mmff_max_iters) {
         if (stopped(stop)) return 2;
-        int it = std::min(kMMFFChunk, p->mmff_max_iters - out->mmff_iters);
+        int left = p->mmff_max_iters - out->mmff_iters;
+        int it = p->mmff_chunk > 0 ? std::min(p->mmff_chunk, left) : left;
         needMore = ff->minimize(it);
         out->mmff_iters += it;
       }
