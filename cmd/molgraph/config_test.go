@@ -2,8 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,6 +126,26 @@ func TestServeConfigChem3D(t *testing.T) {
 		{"--chem-3d-timeout", "-1s"}, {"--chem-3d-workers", "x"}, {"--chem-3d-memory", "lots"}} {
 		if _, err := loadServeConfig(args, io.Discard, envOf(nil)); !errors.Is(err, errUsage) {
 			t.Errorf("%v: error %v, want a usage error", args, err)
+		}
+	}
+}
+
+// TestREADMEListsOptions keeps the README's configuration table true: every
+// option of serve appears there with its flag, environment variable and
+// default.
+func TestREADMEListsOptions(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range serveOptions() {
+		def := o.def
+		if o.flag == "tmp-dir" && def == "" {
+			def = "<data-dir>/tmp"
+		}
+		row := fmt.Sprintf("| `--%s` | `%s` | `%s` |", o.flag, o.env, def)
+		if !strings.Contains(string(readme), row) {
+			t.Errorf("README.md lacks the row %s", row)
 		}
 	}
 }
