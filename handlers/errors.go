@@ -115,6 +115,7 @@ func errorTable() []errorRow {
 		{is(chem.ErrUnsupportedFormat), http.StatusBadRequest, "invalid_request"},
 		{is(chem.ErrPoolClosed), http.StatusServiceUnavailable, "unavailable"},
 		{is(chem.ErrTooLargeFor3D), http.StatusUnprocessableEntity, "too_large_for_3d"},
+		{is(chem.ErrTooLargeFor2D), http.StatusUnprocessableEntity, "too_large_for_2d"},
 		{is(chem.ErrEmbedTimeout), http.StatusServiceUnavailable, "embedding_timeout"},
 		{is(batch.ErrBatchTooLarge), http.StatusRequestEntityTooLarge, "batch_too_large"},
 		{is(batch.ErrBadUpload), http.StatusBadRequest, "invalid_upload"},

@@ -116,7 +116,9 @@ func (s *Server) limits() []limit {
 			limit{name: "3d_max_attempts", help: "ETKDG attempts per conformer (RDKit maxIterations); none succeeding: embed_failed warning.", value: float64(e.MaxAttempts)},
 			limit{name: "3d_mmff_max_iters", help: "MMFF94 iterations per conformer (RDKit maxIters).", value: float64(e.MMFFMaxIters)},
 			limit{name: "3d_timeout_seconds", help: "Longest 3D embedding; past it the embedding is stopped (503 embedding_timeout).", value: e.Timeout.Seconds()},
-			limit{name: "3d_workers", help: "3D embeddings at once, apart from the registration workers.", value: float64(e.Workers)})
+			limit{name: "3d_workers", help: "3D embeddings at once, apart from the registration workers.", value: float64(e.Workers)},
+			limit{name: "2d_max_heavy_atoms", help: "Most heavy atoms of a molecule whose 2D coordinates GET .../structure computes (422 too_large_for_2d).",
+				value: float64(reg.Pool().Max2DHeavyAtoms())})
 	}
 	var al admission.Limits
 	if s.cfg.Admission != nil {

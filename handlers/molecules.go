@@ -165,7 +165,9 @@ func (s *Server) moleculeRoutes() []Route {
 					"is stored (has_3d, structure_file) and reused by later requests and docking. Embedding is bounded: a molecule " +
 					"with more heavy atoms or rotatable bonds than the 3D limits (x-molgraph-limits 3d_max_heavy_atoms, " +
 					"3d_max_rotatable_bonds) is 422 too_large_for_3d before any work; one that runs past 3d_timeout_seconds is " +
-					"stopped: 503 embedding_timeout with Retry-After (as is a wait for a free embedding slot that runs out: 503 timeout).",
+					"stopped: 503 embedding_timeout with Retry-After (as is a wait for a free embedding slot that runs out: 503 timeout). " +
+					"Without a conformer, sdf, mol and xyz give 2D coordinates computed on request, for molecules with at most " +
+					"2d_max_heavy_atoms heavy atoms (more: 422 too_large_for_2d).",
 				Params: []Param{{Name: "format", In: "query", Description: "sdf (default), mol, smiles, xyz or pdbqt (the docking-ready ligand); without it, Accept chooses.",
 					Schema: Schema{"type": "string", "enum": []string{"sdf", "mol", "smiles", "xyz", "pdbqt"}}}},
 				Responses: []Response{{Status: 200, Description: "The structure.", Content: map[string]Schema{
@@ -323,6 +325,11 @@ func (s *Server) moleculeStructure(w http.ResponseWriter, r *http.Request) error
 			}
 			molfile = string(data)
 		} else {
+			// 2D coordinates are computed on each request (they are not
+			// stored): only for molecules whose depiction is cheap.
+			if err := reg.Pool().Check2D(rec.HeavyAtoms); err != nil {
+				return fmt.Errorf("molecule %s: %w", rec.ID, err)
+			}
 			res, err := reg.Pool().Process(r.Context(), chem.Input{Format: chem.FormatSMILES, Content: rec.SMILES, NoNormalize: true, Coordinates2D: true})
 			if err != nil {
 				return err

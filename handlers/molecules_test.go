@@ -689,9 +689,17 @@ func TestMoleculeStructure3DBudget(t *testing.T) {
 	if m["has_3d"] != false || m["structure_file"] != nil {
 		t.Errorf("refused molecule changed: %v", m)
 	}
+	// 2D coordinates computed on request are bounded too.
+	for _, format := range []string{"xyz", "sdf"} {
+		t0 = time.Now()
+		p = problemOf(t, f.do(t, "GET", "/v1/molecules/"+id+"/structure?format="+format, "read", nil), 422, "too_large_for_2d")
+		if !strings.Contains(p.Detail, "999 heavy atoms, more than the 300") || time.Since(t0) > time.Second {
+			t.Errorf("%s: detail %q after %v", format, p.Detail, time.Since(t0))
+		}
+	}
 	metrics := f.do(t, "GET", "/metrics", "read", nil).Body.String()
 	for _, want := range []string{"molgraph_limit_3d_max_heavy_atoms 100", "molgraph_limit_3d_max_rotatable_bonds 30",
-		"molgraph_limit_3d_timeout_seconds 20", `molgraph_chem_3d_embeddings_total{outcome="refused"} 1`, "molgraph_chem_3d_running 0"} {
+		"molgraph_limit_3d_timeout_seconds 20", "molgraph_limit_2d_max_heavy_atoms 300", `molgraph_chem_3d_embeddings_total{outcome="refused"} 1`, "molgraph_chem_3d_running 0"} {
 		if !strings.Contains(metrics, want+"\n") {
 			t.Errorf("metrics lack %s:\n%s", want, grepLines(metrics, "3d"))
 		}

@@ -68,6 +68,7 @@ func serveOptions() []option {
 		{"chem-3d-workers", "MOLGRAPH_CHEM_3D_WORKERS", "0", "3D embeddings at once, apart from the chem workers (0: one per CPU)"},
 		{"chem-3d-mode", "MOLGRAPH_CHEM_3D_MODE", "process", "where embeddings run: process (helper processes, killed on cancel or timeout) or threads (in-process; RDKit cannot be stopped inside one ETKDG attempt)"},
 		{"chem-3d-memory", "MOLGRAPH_CHEM_3D_MEMORY", "1GiB", "address space a 3D helper process may add to its own at start (RLIMIT_AS)"},
+		{"chem-2d-max-heavy-atoms", "MOLGRAPH_CHEM_2D_MAX_HEAVY_ATOMS", "300", "most heavy atoms of a molecule whose 2D coordinates GET .../structure computes on request; past it: 422 too_large_for_2d"},
 		{"job-workers", "MOLGRAPH_JOB_WORKERS", "1", "jobs of each class (batch uploads, docking) run at once; each class has its own pool, and a job uses all chem workers or vina processes"},
 		{"rate-limit", "MOLGRAPH_RATE_LIMIT", strconv.FormatFloat(admission.DefaultLimits().Rate, 'f', -1, 64), "sustained requests per second of one API key (token bucket; 0: off); past it: 429 rate_limited"},
 		{"rate-burst", "MOLGRAPH_RATE_BURST", strconv.Itoa(admission.DefaultLimits().Burst), "token bucket size per API key: requests a quiet key may send at once (0: two seconds' worth)"},
@@ -375,6 +376,7 @@ type chem3DConfig struct {
 	timeout                          time.Duration
 	mode                             string // "process" or "threads"
 	memory                           int64
+	max2DHeavyAtoms                  int
 }
 
 func loadChem3D(s settings) (chem3DConfig, error) {
@@ -398,6 +400,8 @@ func loadChem3D(s settings) (chem3DConfig, error) {
 	c.mode, e = s.oneOf("chem-3d-mode", "process", "threads")
 	collect(e)
 	c.memory, e = s.bytes("chem-3d-memory")
+	collect(e)
+	c.max2DHeavyAtoms, e = s.positiveInt("chem-2d-max-heavy-atoms")
 	collect(e)
 	return c, errors.Join(errs...)
 }

@@ -39,7 +39,7 @@ func TestServeConfigDefaults(t *testing.T) {
 	want.uploads = handlers.UploadLimits{MaxDecompressedBytes: 512 << 20, MaxSpoolBytes: 576 << 20, MaxSMILESLineBytes: 64 << 10, MaxSDRecordBytes: 1 << 20}
 	want.sparqlMaxLiteral = 1 << 20
 	want.chem3D = chem3DConfig{maxHeavyAtoms: 100, maxRotatableBonds: 30, maxAttempts: 200, mmffIters: 2000,
-		timeout: 20 * time.Second, mode: "process", memory: 1 << 30}
+		timeout: 20 * time.Second, mode: "process", memory: 1 << 30, max2DHeavyAtoms: 300}
 	want.sparqlMaxMemory = 256 << 20
 	if c != want {
 		t.Fatalf("defaults\n got %+v\nwant %+v", c, want)
@@ -119,7 +119,7 @@ func TestServeConfigChem3D(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := (chem3DConfig{maxHeavyAtoms: 60, maxRotatableBonds: 30, maxAttempts: 200, mmffIters: 2000, workers: 1,
-		timeout: 5 * time.Second, mode: "threads", memory: 512 << 20}); c.chem3D != want {
+		timeout: 5 * time.Second, mode: "threads", memory: 512 << 20, max2DHeavyAtoms: 300}); c.chem3D != want {
 		t.Errorf("got %+v, want %+v", c.chem3D, want)
 	}
 	for _, args := range [][]string{{"--chem-3d-mode", "fork"}, {"--chem-3d-max-rotatable-bonds", "0"},
