@@ -22,7 +22,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHACL_ENGINE := $(HOME)/.cache/molgraph/shacl-engine
 OXIGRAPH     := $(HOME)/.cache/molgraph/oxigraph
 
-.PHONY: all deps build run test bench bench-batch bench-docking bench-load fuzz vet fmt clean
+.PHONY: all deps build run test test-race bench bench-batch bench-docking bench-load fuzz vet fmt clean
 
 all: build
 
@@ -51,6 +51,22 @@ vet: deps
 
 test: vet
 	$(GO) test -timeout 25m ./...
+	@$(MAKE) --no-print-directory test-race
+
+# The packages with shared state (graph, jobs, queries, handlers) under the
+# race detector, on the tests that exercise their concurrency: snapshots and
+# group commit, the job runner's pools, caps, cancel and resume, SPARQL
+# timeouts and memory budgets, GraphQL, and the server's admission, burst,
+# client-abort and cancel paths. About 5 min on this 2-core machine; the
+# whole packages under -race take far longer than CI's 30 min (graph's
+# tests alone had not finished after 26 min).
+test-race: deps
+	$(GO) test -race -count=1 -timeout 15m -run 'TestSnapshotIsolation|TestGroupCommitShares' ./graph/quadstore/
+	$(GO) test -race -count=1 -timeout 15m -run 'TestRunner|TestCancel' ./jobs/
+	$(GO) test -race -count=1 -timeout 15m -run 'TestBatchJob|TestBatchCancel|TestBatchResume' ./jobs/batch/
+	$(GO) test -race -count=1 -timeout 15m -run 'TestTimeoutAndRowLimit|TestMemoryBudget' ./queries/sparql/
+	$(GO) test -race -count=1 -timeout 15m ./queries/graphql/
+	$(GO) test -race -count=1 -timeout 15m -run 'TestHostileBatchBurst|TestHostileClientDisconnect|TestClientLeavesWhileWaiting|TestSPARQLClientAbort|TestMoleculeStructureAbandoned|TestQueuedJobCaps|TestBatchCancelRoute' ./handlers/
 
 # Benchmarks. The graph store's: writing 1,000,000 quads once per backend,
 # each in its own process so that peak RSS is that backend's, then reads on
