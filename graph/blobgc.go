@@ -59,11 +59,12 @@ func NewBlobCollector(blobs *Blobs, uses func(ctx context.Context) (BlobUses, er
 func (c *BlobCollector) Collect(ctx context.Context) (CollectStats, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	since := c.blobs.now()
 	uses, err := c.uses(ctx)
 	if err != nil {
 		return CollectStats{}, err
 	}
-	st, err := c.blobs.Collect(ctx, uses, c.opt.Grace)
+	st, err := c.blobs.Collect(ctx, uses, since, c.opt.Grace)
 	if err != nil {
 		c.opt.Logger.Error("blob collection failed", "error", err)
 	} else if st.Blobs+st.Temps > 0 {

@@ -340,11 +340,13 @@ const (
 	// than the grace period (a commit that will reference it may be on
 	// its way).
 	BlobUnreferenced BlobUse = iota
-	// BlobReferenced: the graph needs the blob; it is kept.
-	BlobReferenced
 	// BlobReleased: only finished work names the blob (the spool of an
 	// ended batch job). It is collected at once unless pinned.
 	BlobReleased
+	// BlobReferenced: the graph needs the blob; it is kept. It is the
+	// greatest use, so that the max of the uses of a blob named twice (two
+	// jobs with the same content, one ended) keeps it.
+	BlobReferenced
 )
 
 // BlobUses tells the use of each blob, as of one read of the graph.
@@ -359,12 +361,15 @@ type CollectStats struct {
 
 // Collect removes the blobs that use says are released, or unreferenced and
 // older than grace, and are not pinned; and temporary files of Puts older
-// than grace (left by a crash). use may be computed before the call:
-// Collect re-checks every candidate's pin and time under the lock that Put
-// takes, so a Put of the same bytes after use was computed keeps its blob.
-func (b *Blobs) Collect(ctx context.Context, use BlobUses, grace time.Duration) (CollectStats, error) {
+// than grace (left by a crash). use is a read of the graph that began at
+// since: Collect re-checks every candidate's pin and time under the lock
+// that Put takes, and keeps a blob written or renewed after since, so a Put
+// of the same bytes whose commit use did not see (its pin perhaps already
+// dropped) keeps its blob.
+func (b *Blobs) Collect(ctx context.Context, use BlobUses, since time.Time, grace time.Duration) (CollectStats, error) {
 	var st CollectStats
 	cutoff := b.now().Add(-grace)
+	since = since.Add(-mtimeSlack)
 	consider := func(sha string, at time.Time, size int64) {
 		u := use(sha)
 		if u == BlobReferenced || (u == BlobUnreferenced && at.After(cutoff)) {
@@ -377,12 +382,11 @@ func (b *Blobs) Collect(ctx context.Context, use BlobUses, grace time.Duration) 
 			st.Kept++
 			return
 		}
-		// Re-check the time: a Put may have renewed it since the listing.
-		if u == BlobUnreferenced {
-			if now, ok := b.mtime(sha); !ok || now.After(cutoff) {
-				st.Kept++
-				return
-			}
+		// Re-check the time: a Put may have renewed it since the listing,
+		// or since use was read.
+		if now, ok := b.mtime(sha); !ok || now.After(since) || (u == BlobUnreferenced && now.After(cutoff)) {
+			st.Kept++
+			return
 		}
 		if b.remove(sha) == nil {
 			st.Blobs++
@@ -447,6 +451,10 @@ func (b *Blobs) Collect(ctx context.Context, use BlobUses, grace time.Duration) 
 	return st, nil
 }
 
+// mtimeSlack covers the coarse clock of file times: the kernel stamps a
+// file from a clock that may run a few milliseconds behind time.Now.
+const mtimeSlack = 20 * time.Millisecond
+
 // mtime is the time of a blob's file; the caller holds mu.
 func (b *Blobs) mtime(sha string) (time.Time, bool) {
 	if b.dir == "" {
@@ -487,12 +495,12 @@ func (b *Blobs) Discard(sha string, use BlobUses) error {
 	if !validHash(sha) {
 		return fmt.Errorf("discard blob %q: %w", sha, ErrInvalidBlobRef)
 	}
-	if use(sha) == BlobReferenced {
-		return nil
-	}
+	// use is read under the lock that pins take: a Put of the same bytes
+	// either still holds its pin here, or dropped it after its commit,
+	// which use then sees.
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.pins[sha] > 0 {
+	if b.pins[sha] > 0 || use(sha) == BlobReferenced {
 		return nil
 	}
 	if err := b.remove(sha); err != nil && !errors.Is(err, ErrNotFound) {

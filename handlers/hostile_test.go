@@ -68,12 +68,11 @@ import (
 
 // The fixes that pending cases wait for (issue 15; one helper each).
 const (
-	fixQMBounds    = "h-gql (a judgement): a Gaussian log whose first orientation has 800,000 atoms is stored (201, 57 MB blob, 0.6 s, memory bounded); bound the atoms or drop this case"
-	fixSDFCounts   = "h-gql: SDF/molfile bounds before RDKit (a V3000 COUNTS line of 2e9 atoms makes RDKit allocate >3 GiB)"
-	fixNames       = "unassigned: a molecule name of control characters (NUL) is stored as given"
-	fixReceptorPH  = "unassigned (handlers/receptors): ph is not range-checked (ph=99 and ph=NaN accepted)"
-	fixDockingZero = "unassigned (jobs/docking): an explicit exhaustiveness or energy_range of 0 is read as the default instead of refused"
-	fixSMILESText  = "unassigned (chem/handlers): SMILES content with invalid UTF-8 or a space is cut at the first odd character and stored (\"C\\xffO\" becomes methane)"
+	fixQMBounds   = "h-gql (a judgement): a Gaussian log whose first orientation has 800,000 atoms is stored (201, 57 MB blob, 0.6 s, memory bounded); bound the atoms or drop this case"
+	fixSDFCounts  = "h-gql: SDF/molfile bounds before RDKit (a V3000 COUNTS line of 2e9 atoms makes RDKit allocate >3 GiB)"
+	fixNames      = "unassigned: a molecule name of control characters (NUL) is stored as given"
+	fixReceptorPH = "unassigned (handlers/receptors): ph is not range-checked (ph=99 and ph=NaN accepted)"
+	fixSMILESText = "unassigned (chem/handlers): SMILES content with invalid UTF-8 or a space is cut at the first odd character and stored (\"C\\xffO\" becomes methane)"
 )
 
 // hostileCase is one hostile request and what its answer must be.
@@ -1082,11 +1081,11 @@ func specificCases(t *testing.T) []hostileCase {
 	dockCases := []hostileCase{
 		{name: "docking/malformed", body: lit(`{"receptor": `), status: 400},
 		{name: "docking/unknown-field", body: dock(`, "cpu": 64`), status: 400},
-		{name: "docking/exhaustiveness-0", body: dock(`, "exhaustiveness": 0`), status: 400, pending: fixDockingZero},
+		{name: "docking/exhaustiveness-0", body: dock(`, "exhaustiveness": 0`), status: 400},
 		{name: "docking/exhaustiveness-1e9", body: dock(`, "exhaustiveness": 1000000000`), status: 400},
 		{name: "docking/exhaustiveness-float", body: dock(`, "exhaustiveness": 8.5`), status: 400},
 		{name: "docking/num_modes-21", body: dock(`, "num_modes": 21`), status: 400},
-		{name: "docking/energy_range-0", body: dock(`, "energy_range": 0`), status: 400, pending: fixDockingZero},
+		{name: "docking/energy_range-0", body: dock(`, "energy_range": 0`), status: 400},
 		{name: "docking/energy_range-1e308", body: dock(`, "energy_range": 1e308`), status: 400},
 		{name: "docking/box-huge", body: dock(`, "pocket": "box", "box": {"center": [0, 0, 0], "size": [1e9, 1e9, 1e9]}`), status: 400},
 		{name: "docking/box-negative", body: dock(`, "pocket": "box", "box": {"center": [0, 0, 0], "size": [-1, 10, 10]}`), status: 400},

@@ -723,7 +723,7 @@ func testBlobCollect(t *testing.T, f Factory) {
 	}
 	collect := func(use graph.BlobUses, grace time.Duration) graph.CollectStats {
 		t.Helper()
-		st, err := b.Collect(ctx, use, grace)
+		st, err := b.Collect(ctx, use, time.Now(), grace)
 		if err != nil {
 			t.Fatal(err)
 		}
