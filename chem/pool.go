@@ -48,6 +48,10 @@ type Options struct {
 	// Max2DHeavyAtoms bounds the molecules whose 2D depiction a read may
 	// compute (Check2D; DefaultMax2DHeavyAtoms if <= 0).
 	Max2DHeavyAtoms int
+	// Nice is the nice value of the worker threads (0: the process's).
+	// Registration chemistry keeps every core busy during a batch; a
+	// positive value lets the threads that serve reads run first.
+	Nice int
 }
 
 // DefaultMax2DHeavyAtoms: a 2D depiction costs the parse and RDKit's
@@ -91,7 +95,7 @@ func New(o Options) (*Pool, error) {
 	for i := 0; i < n; i++ {
 		ready := make(chan error, 1)
 		p.wg.Add(1)
-		go p.run(ready, i == 0)
+		go p.run(ready, i == 0, o.Nice)
 		if err := <-ready; err != nil {
 			p.Close()
 			return nil, fmt.Errorf("chem: new pool: %w", err)
@@ -108,10 +112,16 @@ func New(o Options) (*Pool, error) {
 // Workers reports the number of worker threads.
 func (p *Pool) Workers() int { return p.workers }
 
-func (p *Pool) run(ready chan<- error, warm bool) {
+func (p *Pool) run(ready chan<- error, warm bool, nice int) {
 	defer p.wg.Done()
 	// Never unlocked: when this goroutine ends, its thread ends with it.
 	runtime.LockOSThread()
+	if nice != 0 {
+		if err := niceThread(nice); err != nil {
+			ready <- fmt.Errorf("nice %d: %w", nice, err)
+			return
+		}
+	}
 	w, err := newWorker()
 	if err != nil {
 		ready <- err

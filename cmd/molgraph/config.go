@@ -60,6 +60,7 @@ func serveOptions() []option {
 		{"graphql-max-tokens", "MOLGRAPH_GRAPHQL_MAX_TOKENS", "10000", "most lexical tokens in a GraphQL query, checked while parsing; past it: 400 query_too_complex"},
 		{"graphql-max-selections", "MOLGRAPH_GRAPHQL_MAX_SELECTIONS", "2000", "most selections in a GraphQL query (fragments counted where spread), checked before validation; past it: 400 query_too_complex"},
 		{"chem-workers", "MOLGRAPH_CHEM_WORKERS", "0", "RDKit worker threads (0: one per CPU)"},
+		{"chem-nice", "MOLGRAPH_CHEM_NICE", "10", "nice value of the RDKit worker threads (0-19; 0: the process's): batch chemistry yields the CPU to the threads serving requests"},
 		{"chem-3d-max-heavy-atoms", "MOLGRAPH_CHEM_3D_MAX_HEAVY_ATOMS", "100", "most heavy atoms of a molecule given a 3D conformer; past it: 422 too_large_for_3d"},
 		{"chem-3d-max-rotatable-bonds", "MOLGRAPH_CHEM_3D_MAX_ROTATABLE_BONDS", "30", "most rotatable bonds of a molecule given a 3D conformer; past it: 422 too_large_for_3d"},
 		{"chem-3d-max-attempts", "MOLGRAPH_CHEM_3D_MAX_ATTEMPTS", "200", "ETKDG attempts per conformer (RDKit maxIterations); none succeeding: 2D coordinates and an embed_failed warning"},
@@ -229,6 +230,7 @@ type serveConfig struct {
 	graphqlMaxTokens               int
 	graphqlMaxSelections           int
 	chemWorkers, jobWorkers        int
+	chemNice                       int
 	chem3D                         chem3DConfig
 	batchMaxRecords                int
 	rateLimit                      float64
@@ -308,6 +310,9 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	collect(e)
 	c.graphqlMaxSelections, e = s.positiveInt("graphql-max-selections")
 	collect(e)
+	if c.chemNice, e = strconv.Atoi(strings.TrimSpace(s.str("chem-nice"))); e != nil || c.chemNice < 0 || c.chemNice > 19 {
+		collect(fmt.Errorf("%w: %s: %q is not a nice value 0-19", errUsage, s.src["chem-nice"], s.str("chem-nice")))
+	}
 	if c.chemWorkers, e = strconv.Atoi(strings.TrimSpace(s.str("chem-workers"))); e != nil || c.chemWorkers < 0 {
 		collect(fmt.Errorf("%w: %s: %q is not a number of threads", errUsage, s.src["chem-workers"], s.str("chem-workers")))
 	}

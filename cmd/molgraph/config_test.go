@@ -34,6 +34,7 @@ func TestServeConfigDefaults(t *testing.T) {
 		admissionWait: 2 * time.Second, maxJobsPerKey: 16, maxJobs: 256,
 		logLevel: slog.LevelInfo, logFormat: "json"}
 	want.sparqlMaxQuery = 1 << 20
+	want.chemNice = 10
 	// durability, disk and upload limits
 	want.syncWrites, want.minFreeDisk, want.blobGCInterval, want.blobGCGrace = true, 1<<30, 10*time.Minute, time.Hour
 	want.uploads = handlers.UploadLimits{MaxDecompressedBytes: 512 << 20, MaxSpoolBytes: 576 << 20, MaxSMILESLineBytes: 64 << 10, MaxSDRecordBytes: 1 << 20}

@@ -43,7 +43,7 @@ func moleculeServices(cfg serveConfig, store *graph.Store, tmp *subproc.TempDirs
 		}
 		embed.Helper = func() *exec.Cmd { return exec.Command(exe, embedHelperCommand) }
 	}
-	pool, err := chem.New(chem.Options{Workers: cfg.chemWorkers, Embed: embed, Max2DHeavyAtoms: c3.max2DHeavyAtoms})
+	pool, err := chem.New(chem.Options{Workers: cfg.chemWorkers, Embed: embed, Max2DHeavyAtoms: c3.max2DHeavyAtoms, Nice: cfg.chemNice})
 	if err != nil {
 		return handlers.MoleculeServices{}, handlers.DockingServices{}, nil, fmt.Errorf("chem pool: %w", err)
 	}
