@@ -1,6 +1,9 @@
 package chem
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // MaxHeavyAtoms bounds the heavy atoms of an input, counted before RDKit
 // parses it; it is also the largest molecule a record allows. RDKit's
@@ -69,6 +72,10 @@ func isHydrogen(sym string) bool {
 	return sym[0] == 'H' || len(sym) == 1
 }
 
+// maxCountsEntry bounds the atoms and the bonds a V3000 COUNTS line may
+// declare: MaxHeavyAtoms heavy atoms with up to three hydrogens each.
+const maxCountsEntry = 4 * MaxHeavyAtoms
+
 func molfileHeavyAtoms(s string) int {
 	n, inAtoms, line := 0, false, 0
 	for rest := s; rest != ""; line++ {
@@ -86,6 +93,17 @@ func molfileHeavyAtoms(s string) int {
 		}
 		f := strings.Fields(l[len("M  V30 "):])
 		switch {
+		case len(f) >= 3 && f[0] == "COUNTS":
+			// RDKit sizes its atom and bond tables from the counts before
+			// it reads a line: COUNTS 2000000000 allocated over 3 GiB. A
+			// count past what MaxHeavyAtoms heavy atoms and their
+			// hydrogens could need is taken as the atoms the record
+			// claims, and so refused.
+			for _, c := range f[1:3] {
+				if v, err := strconv.Atoi(c); err != nil || v > maxCountsEntry {
+					return MaxHeavyAtoms + 1
+				}
+			}
 		case len(f) >= 2 && f[0] == "BEGIN" && f[1] == "ATOM":
 			inAtoms = true
 		case len(f) >= 2 && f[0] == "END" && f[1] == "ATOM":

@@ -74,6 +74,9 @@ func TestTooManyAtoms(t *testing.T) {
 		{Format: FormatSMILES, Content: strings.Repeat("C", MaxHeavyAtoms+1)},
 		{Format: FormatSMILES, Content: "C" + strings.Repeat("n", 3000)},
 		{Format: FormatMolfile, Content: v3000.String()},
+		// counts that would make RDKit allocate gigabytes, with no atom lines
+		{Format: FormatMolfile, Content: "x\n\n\n  0  0  0     0  0            999 V3000\nM  V30 BEGIN CTAB\nM  V30 COUNTS 2000000000 2000000000 0 0 0\nM  V30 END CTAB\nM  END\n"},
+		{Format: FormatMolfile, Content: "x\n\n\n  0  0  0     0  0            999 V3000\nM  V30 BEGIN CTAB\nM  V30 COUNTS 1 99999999999999999999 0 0 0\nM  V30 END CTAB\nM  END\n"},
 	} {
 		_, err := testPool.Process(context.Background(), in)
 		var me *MoleculeError
