@@ -71,7 +71,6 @@ const (
 	fixQMBounds   = "h-gql (a judgement): a Gaussian log whose first orientation has 800,000 atoms is stored (201, 57 MB blob, 0.6 s, memory bounded); bound the atoms or drop this case"
 	fixNames      = "unassigned: a molecule name of control characters (NUL) is stored as given"
 	fixReceptorPH = "unassigned (handlers/receptors): ph is not range-checked (ph=99 and ph=NaN accepted)"
-	fixSMILESText = "unassigned (chem/handlers): SMILES content with invalid UTF-8 or a space is cut at the first odd character and stored (\"C\\xffO\" becomes methane)"
 )
 
 // hostileCase is one hostile request and what its answer must be.
@@ -917,8 +916,8 @@ func specificCases(t *testing.T) []hostileCase {
 		hostileCase{name: "molecule/smiles-deep-branches", route: postMol, body: molJSON(`"content": "` + nested("C(", "C", ")", 200_000) + `"`), ctype: js, status: 422, within: 10 * time.Second},
 		hostileCase{name: "molecule/smiles-ring-closures", route: postMol, body: molJSON(`"content": "` + strings.Repeat("C%99", 100_000) + `"`), ctype: js, status: 422},
 		hostileCase{name: "molecule/smiles-nul-bytes", route: postMol, body: molJSON(`"content": "CC\u0000O\u0000\u0000"`), ctype: js, status: 422},
-		hostileCase{name: "molecule/smiles-invalid-utf8", route: postMol, body: litBytes([]byte("{\"format\": \"smiles\", \"content\": \"C\xff\xfeO\"}")), ctype: js, pending: fixSMILESText},
-		hostileCase{name: "molecule/smiles-with-space", route: postMol, body: molJSON(`"content": "C O=O"`), ctype: js, status: 422, pending: fixSMILESText},
+		hostileCase{name: "molecule/smiles-invalid-utf8", route: postMol, body: litBytes([]byte("{\"format\": \"smiles\", \"content\": \"C\xff\xfeO\"}")), ctype: js, status: 422},
+		hostileCase{name: "molecule/smiles-with-space", route: postMol, body: molJSON(`"content": "C O=O"`), ctype: js, status: 422},
 		hostileCase{name: "molecule/smiles-empty", route: postMol, body: molJSON(`"content": ""`), ctype: js},
 		hostileCase{name: "molecule/smiles-whitespace", route: postMol, body: molJSON(`"content": "   \n\t  "`), ctype: js},
 		hostileCase{name: "molecule/smiles-isotope-overflow", route: postMol, body: molJSON(`"content": "[99999999999C]"`), ctype: js, status: 422},

@@ -135,7 +135,8 @@ func (s *Server) moleculeRoutes() []Route {
 				Description: "Normalizes the structure (sanitize, clean-up, largest organic fragment, neutralize) and computes identity " +
 					"and descriptors with RDKit and InChI. generate_3d adds an ETKDG+MMFF94 conformer (also to an existing molecule " +
 					"without one), within the 3D limits (422 too_large_for_3d; 503 embedding_timeout). Content that is not a " +
-					"molecule is 422 invalid_molecule; nothing is stored.",
+					"molecule is 422 invalid_molecule; nothing is stored. SMILES and InChI content is one token of printable " +
+					"ASCII (surrounding whitespace is ignored; a name goes in name): anything else is 422 invalid_molecule.",
 				Request: &Body{Required: true, Content: jsonContent(ref("MoleculeCreate"))},
 				Responses: []Response{
 					{Status: 201, Description: "A new molecule.", Content: molBody, Headers: map[string]string{"Location": "URL of the molecule."}},
@@ -221,6 +222,9 @@ func (s *Server) createMolecule(w http.ResponseWriter, r *http.Request) error {
 	}
 	if len(req.Content) > chem.MaxContentBytes {
 		return fmt.Errorf("%w: content has %d bytes, at most %d", ErrBodyTooLarge, len(req.Content), chem.MaxContentBytes)
+	}
+	if err := checkLineNotation(f, req.Content); err != nil {
+		return err
 	}
 	rec, created, err := reg.Register(r.Context(), batch.Input{Format: f, Content: req.Content, Name: req.Name, Generate3D: req.Generate3D})
 	if err != nil {
@@ -574,4 +578,23 @@ func (s *Server) listMolecules(w http.ResponseWriter, r *http.Request) error {
 		out.NextCursor = &c
 	}
 	return writeJSON(w, http.StatusOK, out)
+}
+
+// checkLineNotation refuses SMILES and InChI content that is not one token
+// of printable ASCII (both notations are ASCII): RDKit reads a SMILES up to
+// its first space or unexpected byte and would take the rest as a name, so
+// "C O=O", or "C\ufffdO" after JSON decoding replaced bytes that were not
+// UTF-8, would be stored as methane. The name has its own field.
+func checkLineNotation(f chem.Format, content string) error {
+	if f != chem.FormatSMILES && f != chem.FormatInChI {
+		return nil
+	}
+	text := strings.TrimSpace(content)
+	for i, r := range text {
+		if r < '!' || r > '~' {
+			return fmt.Errorf("%w: content holds %q at byte %d: one %s of printable ASCII characters is expected (a name goes in the name field)",
+				chem.ErrInvalidMolecule, r, i, f)
+		}
+	}
+	return nil
 }
