@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+
+	"github.com/molgraph/molgraph/graph/rdfio"
 )
 
 // decodeJSON decodes the JSON request body into dst strictly: the
@@ -123,34 +125,11 @@ var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 const MaxJSONDepth = 64
 
 // checkJSONDepth refuses data whose arrays and objects nest deeper than
-// MaxJSONDepth, in one pass without recursion, before encoding/json (which
-// recurses once per level, up to 10,000 levels, and builds a value for each)
-// sees it. Brackets inside strings are skipped; anything else malformed is
-// left to the decoder to report.
+// MaxJSONDepth before encoding/json (which recurses once per level, up to
+// 10,000 levels, and builds a value for each) sees it.
 func checkJSONDepth(data []byte) error {
-	depth := 0
-	inString, escaped := false, false
-	for i, c := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-			if depth > MaxJSONDepth {
-				return badRequest("", "JSON nested deeper than %d levels (at byte %d)", MaxJSONDepth, i)
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
+	if at := rdfio.JSONTooDeep(data, MaxJSONDepth); at >= 0 {
+		return badRequest("", "JSON nested deeper than %d levels (at byte %d)", MaxJSONDepth, at)
 	}
 	return nil
 }

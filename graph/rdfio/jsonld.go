@@ -361,12 +361,21 @@ func fromLDNode(n ld.Node) (quad.Value, error) {
 	return nil, errors.New("unknown json-ld node type")
 }
 
-// jsonDepth refuses JSON whose arrays and objects nest deeper than max, in
-// one pass without recursion, before encoding/json and json-gold (which
-// both recurse per level) see it. Brackets in strings are skipped; other
-// syntax errors are left to the decoder. (handlers has the same scan for
-// request bodies; the packages share no code by design.)
+// jsonDepth refuses JSON whose arrays and objects nest deeper than max,
+// before json-gold (which recurses per level) sees it.
 func jsonDepth(data []byte, max int) error {
+	if at := JSONTooDeep(data, max); at >= 0 {
+		return fmt.Errorf("%w: JSON nested deeper than %d levels (at byte %d)", ErrSyntax, max, at)
+	}
+	return nil
+}
+
+// JSONTooDeep returns the offset of the first bracket at which data's
+// arrays and objects nest deeper than max, or -1: one pass without
+// recursion, to run before a decoder that recurses once per level
+// (encoding/json, json-gold). Brackets in strings are skipped; other
+// syntax errors are left to the decoder.
+func JSONTooDeep(data []byte, max int) int {
 	depth := 0
 	inString, escaped := false, false
 	for i, c := range data {
@@ -385,11 +394,11 @@ func jsonDepth(data []byte, max int) error {
 		case c == '[' || c == '{':
 			depth++
 			if depth > max {
-				return fmt.Errorf("%w: JSON nested deeper than %d levels (at byte %d)", ErrSyntax, max, i)
+				return i
 			}
 		case c == ']' || c == '}':
 			depth--
 		}
 	}
-	return nil
+	return -1
 }
