@@ -69,7 +69,6 @@ import (
 // The fixes that pending cases wait for (issue 15; one helper each).
 const (
 	fixQMBounds   = "h-gql (a judgement): a Gaussian log whose first orientation has 800,000 atoms is stored (201, 57 MB blob, 0.6 s, memory bounded); bound the atoms or drop this case"
-	fixNames      = "unassigned: a molecule name of control characters (NUL) is stored as given"
 	fixReceptorPH = "unassigned (handlers/receptors): ph is not range-checked (ph=99 and ph=NaN accepted)"
 )
 
@@ -928,7 +927,7 @@ func specificCases(t *testing.T) []hostileCase {
 		hostileCase{name: "molecule/sdf-v3000-huge-counts", route: postMol, body: lit(`{"format": "mol", "content": "\n  x\n\n  0  0  0     0  0            999 V3000\nM  V30 BEGIN CTAB\nM  V30 COUNTS 2000000000 2000000000 0 0 0\nM  V30 END CTAB\nM  END\n"}`), ctype: js, status: 422, maxRSS: 256},
 		hostileCase{name: "molecule/pdbqt-garbage", route: postMol, body: lit(`{"format": "pdbqt", "content": "ROOT\nATOM  garbage\nENDROOT\nTORSDOF -5\n"}`), ctype: js, status: 422},
 		hostileCase{name: "molecule/pdbqt-deep-branches", route: postMol, body: lit(`{"format": "pdbqt", "content": "` + nested(`BRANCH 1 2\\n`, `ATOM      1  C   LIG     1       0.000   0.000   0.000  0.00  0.00    +0.000 C \\n`, `ENDBRANCH 1 2\\n`, 20_000) + `"}`), ctype: js, status: 422},
-		hostileCase{name: "molecule/name-1000-nuls", route: postMol, body: molJSON(`"content": "CCO", "name": "` + strings.Repeat(`\u0000`, 1000) + `"`), ctype: js, status: 400, pending: fixNames},
+		hostileCase{name: "molecule/name-1000-nuls", route: postMol, body: molJSON(`"content": "CCO", "name": "` + strings.Repeat(`\u0000`, 1000) + `"`), ctype: js, status: 400},
 	)
 
 	// GET /v1/molecules and its projections: query parameters.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cayleygraph/quad"
 	"github.com/go-chi/chi/v5"
@@ -109,7 +110,8 @@ func moleculeSchemas() map[string]Schema {
 				"format":      Schema{"type": "string", "description": "smiles, inchi, sdf (alias mol) or pdbqt; case-insensitive."},
 				"content":     Schema{"type": "string", "minLength": 1},
 				"generate_3d": Schema{"type": "boolean", "default": false},
-				"name":        str,
+				"name": Schema{"type": "string", "maxLength": MaxNameBytes,
+					"description": "At most 1,024 bytes, no control characters (400 invalid_request)."},
 			}},
 		"MoleculeList": {"type": "object", "required": []string{"molecules", "next_cursor"}, "properties": Schema{
 			"molecules":   Schema{"type": "array", "items": ref("Molecule")},
@@ -225,6 +227,12 @@ func (s *Server) createMolecule(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := checkLineNotation(f, req.Content); err != nil {
 		return err
+	}
+	if len(req.Name) > MaxNameBytes {
+		return badRequest("name", "%d bytes, at most %d", len(req.Name), MaxNameBytes)
+	}
+	if i := strings.IndexFunc(req.Name, unicode.IsControl); i >= 0 {
+		return badRequest("name", "a control character at byte %d", i)
 	}
 	rec, created, err := reg.Register(r.Context(), batch.Input{Format: f, Content: req.Content, Name: req.Name, Generate3D: req.Generate3D})
 	if err != nil {
@@ -579,6 +587,10 @@ func (s *Server) listMolecules(w http.ResponseWriter, r *http.Request) error {
 	}
 	return writeJSON(w, http.StatusOK, out)
 }
+
+// MaxNameBytes bounds a molecule's name (ChEMBL's preferred names have at
+// most 255 characters).
+const MaxNameBytes = 1024
 
 // checkLineNotation refuses SMILES and InChI content that is not one token
 // of printable ASCII (both notations are ASCII): RDKit reads a SMILES up to
