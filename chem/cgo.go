@@ -148,7 +148,6 @@ type embedParams struct {
 	MMFFMaxIters  int `json:"mmff_max_iters"`
 	Seed          int `json:"seed"`
 	MaxHeavyAtoms int `json:"max_heavy_atoms"`
-	MMFFChunk     int `json:"mmff_chunk"`
 }
 
 // embedStatus is what mg_embed returns.
@@ -191,7 +190,7 @@ func (f stopFlag) free() { C.free(unsafe.Pointer(f.p)) }
 // stopFlag (no stopping).
 func embed(smiles string, p embedParams, stop stopFlag) embedded {
 	cp := C.mg_embed_params{max_attempts: C.int(p.MaxAttempts), mmff_max_iters: C.int(p.MMFFMaxIters),
-		seed: C.int(p.Seed), max_heavy_atoms: C.int(p.MaxHeavyAtoms), mmff_chunk: C.int(p.MMFFChunk)}
+		seed: C.int(p.Seed), max_heavy_atoms: C.int(p.MaxHeavyAtoms)}
 	var res C.mg_embed_result
 	ptr, n := borrow(smiles)
 	rc := C.mg_embed(ptr, n, &cp, stop.p, &res)

@@ -281,7 +281,6 @@ func (e *threadEmbedder) run(ctx context.Context, smiles string, p embedParams, 
 	// and ends elsewhere: with chunks of 200 the imatinib conformer of
 	// TestDocking1iepEndToEnd docked 12.2 A from the crystal pose at
 	// -9.7 kcal/mol; minimized in one call, 0.8 A at -12.4.
-	p.MMFFChunk = 0
 	j := embedJob{smiles: smiles, p: p, stop: newStopFlag(), begin: begin, reply: make(chan embedded, 1)}
 	select {
 	case e.jobs <- j:
@@ -427,7 +426,6 @@ func (h *helperProc) kill() {
 }
 
 func (e *procEmbedder) run(ctx context.Context, smiles string, p embedParams, begin func()) (embedded, error) {
-	p.MMFFChunk = 0
 	var h *helperProc
 	select {
 	case h = <-e.slots:

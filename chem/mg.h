@@ -89,7 +89,6 @@ typedef struct {
   int mmff_max_iters;   // MMFF94 iterations (MMFFOptimizeMolecule's maxIters)
   int seed;             // random seed of the first attempt
   int max_heavy_atoms;  // refuse (return 3) above this many; 0: no bound
-  int mmff_chunk;       // MMFF iterations between looks at *stop; 0: one
                         // minimize call (BFGS restarts at every chunk)
 } mg_embed_params;
 

@@ -82,20 +82,15 @@ int mg_embed(const char *smiles, size_t len, const mg_embed_params *p,
     MMFF::MMFFMolProperties props(*m);
     if (props.isValid()) {
       // MMFFOptimizeMolecule's force field (non-bonded threshold 10),
-      // minimized in chunks if asked, so that the stop flag is read between
-      // them; each chunk restarts BFGS from the identity Hessian, which
-      // slows convergence.
+      // minimized in one call: chunks would let the stop flag be read
+      // between them, but each restarts BFGS and ends elsewhere (see
+      // embed.go).
+      if (stopped(stop)) return 2;
       std::unique_ptr<ForceFields::ForceField> ff(
           MMFF::constructForceField(*m, &props, 10.0, cid, true));
       ff->initialize();
-      int needMore = 1;
-      while (needMore && out->mmff_iters < p->mmff_max_iters) {
-        if (stopped(stop)) return 2;
-        int left = p->mmff_max_iters - out->mmff_iters;
-        int it = p->mmff_chunk > 0 ? std::min(p->mmff_chunk, left) : left;
-        needMore = ff->minimize(it);
-        out->mmff_iters += it;
-      }
+      int needMore = ff->minimize(p->mmff_max_iters);
+      out->mmff_iters = p->mmff_max_iters;
       out->mmff = 1;
       out->converged = needMore ? 0 : 1;
     }
