@@ -144,6 +144,7 @@ func errorTable() []errorRow {
 		{is(sparql.ErrMemoryLimit), http.StatusBadRequest, "query_memory_exceeded"},
 		{is(sparql.ErrTimeout), http.StatusServiceUnavailable, "query_timeout"},
 		{is(sparql.ErrUnsupported), http.StatusBadRequest, "unsupported_query"},
+		{is(sparql.ErrBadCall), http.StatusBadRequest, "invalid_query"},
 		// GraphQL: a query refused by a limit (handlers/graphql.go)
 		{is(graphql.ErrTooComplex), http.StatusBadRequest, "query_too_complex"},
 		// admission control (handlers/admission.go)

@@ -64,6 +64,9 @@ type Options struct {
 	// join keeps its index lookups. 0 means DefaultMaxMemory; negative, no
 	// budget.
 	MaxMemory int64
+	// Procedures are the search procedures the query may call (see
+	// Procedure); nil: none, and their predicates are ordinary IRIs.
+	Procedures Procedures
 }
 
 // DefaultMaxMemory is Options.MaxMemory when it is 0: 256 MiB.
