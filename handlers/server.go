@@ -21,6 +21,7 @@ import (
 	"github.com/molgraph/molgraph/internal/subproc"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/parsers/qm"
+	"github.com/molgraph/molgraph/queries/sparql"
 	"github.com/molgraph/molgraph/shapes"
 )
 
@@ -71,6 +72,9 @@ type Config struct {
 	TempDirs *subproc.TempDirs
 	// Query bounds SPARQL and GraphQL queries (zero fields take defaults).
 	Query QueryLimits
+	// SPARQLProcedures are the search procedures SPARQL queries may call
+	// (sparql.Options.Procedures; nil: none).
+	SPARQLProcedures sparql.Procedures
 	// GraphQL holds the GraphQL document limits (graphql.go; zero fields
 	// take the graphql package's defaults).
 	GraphQL GraphQLLimits

@@ -44,6 +44,18 @@
 // iterators, and triples of the merged graphs reported once by the store
 // (TripleMatcher) instead of being deduplicated here.
 //
+// Search procedures (Options.Procedures, see Procedure): a BGP's triples
+// whose predicate is a registered procedure (with, in the blank-node form,
+// the triples of their blank node) are taken out of the BGP and evaluated
+// as calls whose hits bind the subject and outputs. A call runs before the
+// BGP's other patterns unless its input or an argument is a variable those
+// patterns bind; then it runs once per solution of them (a variable input
+// or argument is read when the call runs; an input unbound then is an
+// ArgError, an argument unbound then is an output). Hits stream into the
+// rest of the evaluation (they are not materialized, so they count
+// against the row cap and timeout, not the memory budget). Procedure
+// patterns are not scoped by GRAPH: a search covers the whole store.
+//
 // Dataset: with no FROM/FROM NAMED and no protocol dataset, the default graph
 // is the union of all named graphs of the source (molgraph's model) and the
 // named graphs are all graphs. A Dataset gives an explicit default graph (the

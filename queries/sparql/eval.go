@@ -126,6 +126,10 @@ type exec struct {
 	// mem is the bytes charged against maxMem (Options.MaxMemory with the
 	// default applied; 0: none) by alloc and returned by free.
 	mem, maxMem int64
+	// procs are Options.Procedures; procSplits caches, per BGP, its
+	// procedure calls (nil: none).
+	procs      Procedures
+	procSplits map[*nBGP]*procSplit
 }
 
 // alloc charges n bytes of a table to the query's memory budget.
@@ -186,7 +190,8 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 	ex := &exec{ctx: ctx, src: src, q: q, nvars: len(q.vars),
 		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{},
 		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
-		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, now: opts.Now}
+		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, now: opts.Now,
+		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}}
 	if ex.now.IsZero() {
 		ex.now = time.Now()
 	}
@@ -787,6 +792,9 @@ func (ex *exec) namedGraphs() ([]quad.IRI, error) {
 // evalBGP evaluates a basic graph pattern by index nested loops in planned
 // order, checking pushed filters as soon as their variables are bound.
 func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) error {
+	if sp := ex.splitProcs(b); sp != nil {
+		return ex.evalProcBGP(sp, g, in, filters, emit)
+	}
 	bound := varSet{}
 	key := make([]byte, 0, 16)
 	for _, tp := range b.pats {
