@@ -497,22 +497,13 @@ func (ex *exec) eval(n node, g gctx, in row, emit emitFn) error {
 		if err != nil {
 			return err
 		}
+		ix := newMinusIndex(rights)
+		charged := 0
+		defer func() { ex.free(charged) }()
 		return ex.eval(x.l, g, in, func(a row) error {
-			for _, b := range rights {
-				shared, compatible := false, true
-				for i, v := range b {
-					if v == nil || a[i] == nil {
-						continue
-					}
-					shared = true
-					if !sameTerm(a[i], v) {
-						compatible = false
-						break
-					}
-				}
-				if shared && compatible {
-					return nil
-				}
+			out, err := ex.minusExcludes(ix, a, &charged)
+			if err != nil || out {
+				return err
 			}
 			return emit(a)
 		})

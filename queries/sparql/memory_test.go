@@ -59,8 +59,8 @@ func TestMemoryBudget(t *testing.T) {
 		name, query string
 		budget      int64
 	}{
-		{"order by", "SELECT ?s ?o WHERE { ?s <http://e/p> ?o } ORDER BY ?o LIMIT 1", 1 << 20},
-		{"order by key", "SELECT ?s WHERE { ?s <http://e/n> ?o } ORDER BY DESC(CONCAT(STR(?s), STR(?o))) LIMIT 1", 100 << 10},
+		{"order by", "SELECT ?s ?o WHERE { ?s <http://e/p> ?o } ORDER BY ?o", 1 << 20},
+		{"order by key", "SELECT ?s WHERE { ?s <http://e/n> ?o } ORDER BY DESC(CONCAT(STR(?s), STR(?o)))", 100 << 10},
 		{"group by", "SELECT ?o (COUNT(*) AS ?c) WHERE { ?s <http://e/p> ?o } GROUP BY ?o LIMIT 1", 1 << 20},
 		{"group_concat", "SELECT (GROUP_CONCAT(?o) AS ?g) WHERE { ?s <http://e/p> ?o }", 1 << 20},
 		{"count distinct", "SELECT (COUNT(DISTINCT ?o) AS ?c) WHERE { ?s <http://e/p> ?o }", 1 << 20},
@@ -112,7 +112,7 @@ func TestMemoryBudgetBoundsHeap(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	src := fillStore(t, st, 20000)
-	q := "SELECT ?s ?o WHERE { ?s <http://e/p> ?o } ORDER BY ?o LIMIT 1"
+	q := "SELECT ?s ?o WHERE { ?s <http://e/p> ?o } ORDER BY ?o"
 	measure := func(opts Options) (uint64, error) {
 		var before, after runtime.MemStats
 		runtime.GC()
@@ -132,6 +132,16 @@ func TestMemoryBudgetBoundsHeap(t *testing.T) {
 	t.Logf("allocated %d MiB without a budget, %d MiB with 2 MiB", unbounded>>20, bounded>>20)
 	if unbounded < 20<<20 || bounded > unbounded/4 {
 		t.Fatalf("allocated %d bytes without a budget, %d with one", unbounded, bounded)
+	}
+	// With a LIMIT the sort keeps the first rows only (top-k): the same
+	// sort fits the 2 MiB budget and gives the smallest value.
+	sols := selectStrings(t, src, q+" LIMIT 2", Options{MaxMemory: 2 << 20})
+	all := selectStrings(t, src, q, Options{MaxMemory: -1})
+	if len(sols) != 2 || len(all) != 20000 {
+		t.Fatalf("top-k: %d rows, full sort %d", len(sols), len(all))
+	}
+	if !strings.Contains(sols[0], "000000\"") || !strings.Contains(sols[1], "000001\"") {
+		t.Fatalf("top-k: %q", sols)
 	}
 }
 

@@ -1,6 +1,7 @@
 package sparql
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -232,18 +233,70 @@ func (*stopSignal) Error() string { return "sparql: limit reached" }
 
 func (ex *exec) evalSelectStages(sq *selectQuery, g gctx, final emitFn) error {
 	var ordered emitFn = final
-	var buffer []row
-	charged := 0 // bytes of buffer and keys, returned when they are dropped
+	var sorted []*sortedRow
+	var flush func() error // emits the sorted rows
+	charged := 0           // bytes of buffered rows and keys, returned when they are dropped
 	defer func() { ex.free(charged) }()
 	if len(sq.orderBy) > 0 {
+		// k >= 0: keep only the first k solutions in order (top-k).
+		k := int64(-1)
+		if sq.limit >= 0 && !sq.distinct && !sq.reduced {
+			k = sq.limit + max(sq.offset, 0)
+		}
+		top := &topK{items: sq.orderBy}
+		seq := 0
 		ordered = func(r row) error {
-			n := rowBytes(r) + 24 + valueBytes*len(sq.orderBy)
-			charged += n
-			if err := ex.alloc(n); err != nil {
+			keys := make([]sortKey, len(sq.orderBy))
+			kb := 0
+			for j, o := range sq.orderBy {
+				v, err := ex.evalExpr(o.e, g, r)
+				if err != nil && err != errEval {
+					return err
+				}
+				keys[j] = makeSortKey(v)
+				if _, isVar := o.e.(*eVar); !isVar && v != nil {
+					// A computed key is a new value (a variable's is in the row).
+					kb += lexicalLen(v)
+				}
+			}
+			sr := &sortedRow{keys: keys, seq: seq}
+			seq++
+			if k == 0 {
+				return ex.tick()
+			}
+			if k > 0 && int64(top.Len()) == k {
+				worst := top.rows[0]
+				if !orderLess(sq.orderBy, sr, worst) {
+					return ex.tick()
+				}
+				heap.Pop(top)
+				charged -= worst.bytes
+				ex.free(worst.bytes)
+			}
+			sr.bytes = rowBytes(r) + 24 + valueBytes*len(sq.orderBy) + kb
+			charged += sr.bytes
+			if err := ex.alloc(sr.bytes); err != nil {
 				return err
 			}
-			buffer = append(buffer, r.clone())
+			sr.r = r.clone()
+			if k > 0 {
+				heap.Push(top, sr)
+			} else {
+				sorted = append(sorted, sr)
+			}
 			return ex.tick()
+		}
+		flush = func() error {
+			if k > 0 {
+				sorted = top.rows
+			}
+			sort.Slice(sorted, func(a, b int) bool { return orderLess(sq.orderBy, sorted[a], sorted[b]) })
+			for _, sr := range sorted {
+				if err := final(sr.r); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 	}
 	extend := ordered
@@ -304,51 +357,8 @@ func (ex *exec) evalSelectStages(sq *selectQuery, g gctx, final emitFn) error {
 	if err != nil {
 		return err
 	}
-	if len(sq.orderBy) > 0 {
-		var sortErr error
-		keys := make([][]quad.Value, len(buffer))
-		for i, r := range buffer {
-			keys[i] = make([]quad.Value, len(sq.orderBy))
-			for j, o := range sq.orderBy {
-				v, err := ex.evalExpr(o.e, g, r)
-				if err != nil && err != errEval {
-					sortErr = err
-				}
-				keys[i][j] = v
-				if _, isVar := o.e.(*eVar); !isVar && v != nil {
-					// A computed key is a new value (a variable's is in the row).
-					charged += lexicalLen(v)
-					if err := ex.alloc(lexicalLen(v)); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		if sortErr != nil {
-			return sortErr
-		}
-		idx := make([]int, len(buffer))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool {
-			ka, kb := keys[idx[a]], keys[idx[b]]
-			for j, o := range sq.orderBy {
-				c := orderTerms(ka[j], kb[j])
-				if o.desc {
-					c = -c
-				}
-				if c != 0 {
-					return c < 0
-				}
-			}
-			return false
-		})
-		for _, i := range idx {
-			if err := final(buffer[i]); err != nil {
-				return err
-			}
-		}
+	if flush != nil {
+		return flush()
 	}
 	return nil
 }

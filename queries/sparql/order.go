@@ -1,0 +1,87 @@
+package sparql
+
+import (
+	"container/heap"
+	"strings"
+
+	"github.com/cayleygraph/quad"
+)
+
+// ORDER BY. Each solution's sort keys are computed once when it arrives,
+// with numbers parsed then (comparing parsed numbers is what used to take
+// most of a sort: orderTerms parses both literals at every comparison).
+// With a LIMIT (and no DISTINCT or REDUCED between the sort and the
+// slice), only the first OFFSET+LIMIT solutions in order are kept, in a
+// heap: a top-k sort, whose memory is k rows whatever the input size.
+
+// sortKey is one ORDER BY key of a solution.
+type sortKey struct {
+	v     quad.Value
+	n     num
+	isNum bool
+}
+
+func makeSortKey(v quad.Value) sortKey {
+	k := sortKey{v: v}
+	if orderRank(v) == 3 {
+		k.n, k.isNum = toNum(v)
+	}
+	return k
+}
+
+// cmpSortKey orders two keys exactly as orderTerms orders their values.
+func cmpSortKey(a, b *sortKey) int {
+	if a.isNum && b.isNum {
+		c, ok := cmpNum(a.n, b.n)
+		if !ok {
+			return 0
+		}
+		if c != 0 {
+			return c
+		}
+		return strings.Compare(a.v.String(), b.v.String())
+	}
+	return orderTerms(a.v, b.v)
+}
+
+// sortedRow is a buffered solution with its keys; seq keeps the sort
+// stable.
+type sortedRow struct {
+	r     row
+	keys  []sortKey
+	seq   int
+	bytes int // charged to the memory budget
+}
+
+// orderLess is the ORDER BY order of two buffered solutions.
+func orderLess(items []orderItem, a, b *sortedRow) bool {
+	for j, o := range items {
+		c := cmpSortKey(&a.keys[j], &b.keys[j])
+		if o.desc {
+			c = -c
+		}
+		if c != 0 {
+			return c < 0
+		}
+	}
+	return a.seq < b.seq
+}
+
+// topK is a max-heap (by ORDER BY order) of the best k solutions so far.
+type topK struct {
+	items []orderItem
+	rows  []*sortedRow
+}
+
+func (h *topK) Len() int           { return len(h.rows) }
+func (h *topK) Less(i, j int) bool { return orderLess(h.items, h.rows[j], h.rows[i]) }
+func (h *topK) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
+func (h *topK) Push(x any)         { h.rows = append(h.rows, x.(*sortedRow)) }
+func (h *topK) Pop() any {
+	n := len(h.rows)
+	x := h.rows[n-1]
+	h.rows = h.rows[:n-1]
+	return x
+}
+
+var _ heap.Interface = (*topK)(nil)
