@@ -13,7 +13,7 @@ FUZZTIME ?= 20s
 # Psi4 to make fresh logs for the Psi4 parser's tests, and real SPARQL
 # clients (SPARQLWrapper, rdflib, roqet) for the endpoint's tests, and
 # headless Chromium to drive the query page once.
-APT_PKGS := build-essential librdkit-dev libinchi-dev libjemalloc-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit psi4 \
+APT_PKGS := build-essential librdkit-dev libinchi-dev libjemalloc-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit psi4 nwchem xtb python3-cclib \
             python3-rdflib python3-sparqlwrapper rasqal-utils rdkit-data chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # npm reference tools, installed outside the repo: shacl-engine cross-checks

@@ -59,6 +59,7 @@ import (
 	"github.com/molgraph/molgraph/jobs/batch"
 	jobsdocking "github.com/molgraph/molgraph/jobs/docking"
 	"github.com/molgraph/molgraph/parsers/gaussian"
+	"github.com/molgraph/molgraph/parsers/nwchem"
 	"github.com/molgraph/molgraph/parsers/orca"
 	"github.com/molgraph/molgraph/parsers/psi4"
 	"github.com/molgraph/molgraph/parsers/qm"
@@ -181,7 +182,7 @@ func newHostileEnv(t *testing.T, mutate func(*Config)) *hostileEnv {
 		c.Graph = st
 		c.Store = st
 		c.Admission = adm
-		c.QM = qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}}
+		c.QM = qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}}
 		c.Gate = gate
 		c.Molecules = MoleculeServices{Registry: reg, Jobs: runner, Batch: btask}
 		if dtask != nil {

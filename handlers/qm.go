@@ -88,14 +88,14 @@ func (s *Server) qmRoutes() []Route {
 		{
 			Method: http.MethodPost, Pattern: "/v1/qm/parse", Scope: auth.ScopeWrite, Handle: s.parseLog,
 			Doc: Doc{Tag: "qm", Summary: "Parse a quantum-chemistry log into a calculation",
-				Description: "Gaussian, ORCA and Psi4 logs, detected from their content. The same file bytes give the same id: " +
+				Description: "Gaussian, ORCA, Psi4, NWChem and xtb logs, detected from their content. The same file bytes give the same id: " +
 					"a second upload answers 200 with the stored record. With validate_ontology=true the triples are checked " +
 					"against the SHACL shapes (GET /v1/shapes) before anything is stored.",
 				Request: &Body{Required: true, Content: map[string]Schema{"multipart/form-data": {"type": "object", "required": []string{"file"},
 					"properties": Schema{
 						"file":              Schema{"type": "string", "contentMediaType": "application/octet-stream"},
 						"validate_ontology": Schema{"type": "string", "enum": []string{"true", "false"}, "default": "false"},
-						"program":           Schema{"type": "string", "enum": []string{"gaussian", "orca", "psi4"}},
+						"program":           Schema{"type": "string", "enum": []string{"gaussian", "orca", "psi4", "nwchem", "xtb"}},
 					}}}},
 				Responses: []Response{
 					{Status: 201, Description: "The new calculation.", Content: jsonContent(ref("Calculation")),
@@ -182,7 +182,7 @@ func (s *Server) parseLog(w http.ResponseWriter, r *http.Request) error {
 	}
 	if up.program != "" {
 		if _, err := qm.ProgramByName(up.program); err != nil {
-			return badRequest("program", "unknown program %q; allowed: gaussian, orca, psi4", up.program)
+			return badRequest("program", "unknown program %q; allowed: gaussian, orca, psi4, nwchem, xtb", up.program)
 		}
 	}
 	sum := sha256.Sum256(up.data)

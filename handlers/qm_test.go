@@ -246,7 +246,9 @@ func TestParseLogBadInput(t *testing.T) {
 		{"binary", func() *httptest.ResponseRecorder {
 			return f.parse(t, "x.bin", []byte{0x7f, 'E', 'L', 'F', 0, 0, 1, 2, 0, 0})
 		}, 422, "unsupported_log"},
-		{"unsupported program (NWChem)", func() *httptest.ResponseRecorder { return f.parse(t, "dvb_ir.out", nwchem) }, 422, "unsupported_log"},
+		{"log of another program than the one named", func() *httptest.ResponseRecorder {
+			return f.parse(t, "dvb_ir.out", nwchem, "program", "gaussian")
+		}, 422, "unsupported_log"},
 		{"empty file", func() *httptest.ResponseRecorder { return f.parse(t, "empty.log", nil) }, 400, "invalid_request"},
 		{"no file part", func() *httptest.ResponseRecorder { return f.parse(t, "", nil, "validate_ontology", "false") }, 400, "invalid_request"},
 		{"bad boolean", func() *httptest.ResponseRecorder {

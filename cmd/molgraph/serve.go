@@ -17,6 +17,7 @@ import (
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
 	"github.com/molgraph/molgraph/parsers/gaussian"
+	"github.com/molgraph/molgraph/parsers/nwchem"
 	"github.com/molgraph/molgraph/parsers/orca"
 	"github.com/molgraph/molgraph/parsers/psi4"
 	"github.com/molgraph/molgraph/parsers/qm"
@@ -99,7 +100,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		Keys:         keys,
 		Store:        store,
 		Graph:        store,
-		QM:           qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}},
+		QM:           qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}},
 		Gate:         gate,
 		Molecules:    mols,
 		Uploads:      cfg.uploads,

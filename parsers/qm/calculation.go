@@ -152,6 +152,11 @@ type Calculation struct {
 	NormalTermination bool `json:"normal_termination"`
 	// Warnings are notable messages (SCF not converged, errors, truncated lines), deduplicated.
 	Warnings []string `json:"warnings,omitempty"`
+	// Steps are the job steps of a multi-step log (Gaussian Link1 jobs,
+	// NWChem tasks, ...), in order, each a complete calculation of its own;
+	// nil for a single-step log. A Calculation with Steps is the group
+	// Group built: its own fields summarise the steps. Steps never nest.
+	Steps []*Calculation `json:"steps,omitempty"`
 }
 
 // InputGeometry returns the first geometry (nil if none).

@@ -5,10 +5,10 @@
 // the dispatch from a log to the parser of its program (Table).
 //
 // Program parsers live in their own packages (parsers/gaussian,
-// parsers/orca, parsers/psi4). They import this package for the model, so
+// parsers/orca, parsers/psi4, parsers/nwchem, parsers/xtb). They import this package for the model, so
 // this package cannot import them; the caller wires them explicitly:
 //
-//	parsers := qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}}
+//	parsers := qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}, xtb.Parser{}}
 //	calc, err := parsers.Parse(r, "") // "" = detect the program
 //
 // # Units

@@ -47,10 +47,14 @@ func (t Table) Parse(r io.Reader, program string) (*Calculation, error) {
 		if p, err = ProgramByName(program); err != nil {
 			return nil, fmt.Errorf("qm: parse: %w", err)
 		}
-		// An explicit program overrides detection, but not the checks for
-		// empty and binary input.
+		// An explicit program names a log whose banner was not recognised;
+		// it does not override the checks for empty and binary input, nor
+		// a banner of another program.
 		if derr != nil && !errors.Is(derr, ErrUnsupportedLog) {
 			return nil, fmt.Errorf("qm: parse: %w", derr)
+		}
+		if derr == nil && detected != p {
+			return nil, fmt.Errorf("qm: parse: the log is a %s log, not %s: %w", detected, p, ErrUnsupportedLog)
 		}
 	} else if derr != nil {
 		return nil, fmt.Errorf("qm: parse: %w", derr)
