@@ -22,7 +22,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHACL_ENGINE := $(HOME)/.cache/molgraph/shacl-engine
 OXIGRAPH     := $(HOME)/.cache/molgraph/oxigraph
 
-.PHONY: all deps build run test test-race bench bench-batch bench-docking bench-load fuzz vet fmt clean
+.PHONY: all deps build run test test-race bench bench-batch bench-docking bench-load bench-sparql fuzz vet fmt clean
 
 all: build
 
@@ -106,6 +106,26 @@ CLIENTS  ?= 64
 bench-load: build
 	$(GO) build -o bin/molgraph-load ./cmd/molgraph-load
 	./bin/molgraph-load -binary $(BIN) -duration $(DURATION) -clients $(CLIENTS)
+
+# SPARQL side by side with Virtuoso 7 (issue 16; cmd/molgraph-benchsparql):
+# N drug-like molecules (bench/druglike.py, default 100,000) registered
+# through the API into a cached store (~/.cache/molgraph/bench-sparql),
+# exported as N-Quads (quads/s), bulk-loaded into Debian's Virtuoso in a
+# temporary directory, then the queries of bench/sparql/*.rq on both over
+# HTTP (warm-up, median of 5), answers compared, ratios and their geometric
+# mean printed. Virtuoso is installed here only, not for `make test`.
+# Environment: N, SEED, BENCH_QUERIES, BENCH_RUNS, BENCH_CONTINUE,
+# BENCH_MOLGRAPH + MOLGRAPH_API_KEY, BENCH_VIRTUOSO, BENCH_EXPORT (README).
+VIRTUOSO_PKGS := virtuoso-opensource-7
+bench-sparql: build
+	@missing=$$(for p in $(VIRTUOSO_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:" $$missing; \
+		$(SUDO) apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+	$(GO) build -o bin/molgraph-benchsparql ./cmd/molgraph-benchsparql
+	./bin/molgraph-benchsparql -binary $(BIN)
 
 # Every fuzz target of every package for FUZZTIME each.
 fuzz: deps
