@@ -63,7 +63,7 @@ type config struct {
 	molgraphURL, molgraphKey, virtuosoURL      string
 	export                                     bool
 	keepGoing                                  bool
-	serveVirtuoso                              bool
+	serveVirtuoso, buildOnly                   bool
 	virtuosoMem                                int64
 }
 
@@ -111,6 +111,7 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&c.export, "export", true, "export the store and measure it (off by default with -virtuoso; env BENCH_EXPORT=0/1)")
 	fs.BoolVar(&c.keepGoing, "continue", envBool("BENCH_CONTINUE"), "exit 0 even when answers differ or queries fail (env BENCH_CONTINUE=1)")
 	fs.BoolVar(&c.serveVirtuoso, "serve-virtuoso", false, "build/export as needed, start and load Virtuoso, print its endpoint and keep it running until SIGINT/SIGTERM")
+	fs.BoolVar(&c.buildOnly, "build-only", false, "build (or check) the cached store, then exit")
 	mem := fs.String("virtuoso-mem", "auto", "memory given to Virtuoso's buffers (e.g. 4GiB; auto: twice the export, at least 2 GiB, at most half the available memory)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -191,10 +192,10 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if len(queries) == 0 && !cfg.serveVirtuoso {
+	if len(queries) == 0 && !cfg.serveVirtuoso && !cfg.buildOnly {
 		return false, fmt.Errorf("no query in %s matches", cfg.queriesDir)
 	}
-	rep := &report{N: cfg.n, Seed: cfg.seed, Runs: cfg.runs, Timeout: cfg.timeout, Load0: loadAvg()}
+	rep := &report{N: cfg.n, Seed: cfg.seed, Runs: cfg.runs, Timeout: cfg.timeout, Load0: loadAvg(), Commit: gitCommit(ctx)}
 	storeDir := filepath.Join(cfg.cacheRoot, fmt.Sprintf("druglike-v%s-n%d-s%d-f%d", generatorVersion(ctx, cfg), cfg.n, cfg.seed, storeFormat))
 
 	// molgraph: a running one, or the cached store (built when missing).
@@ -210,6 +211,9 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 		base, key = srv.base, srv.key
 		rep.Build = built
 		fmt.Fprintf(out, "molgraph: serving %s on %s\n", filepath.Join(storeDir, "data"), base)
+		if cfg.buildOnly {
+			return true, nil
+		}
 	}
 	mg := &endpoint{name: "molgraph", url: base + "/v1/sparql", key: key, client: httpClient(cfg.timeout)}
 
@@ -272,6 +276,15 @@ func generatorVersion(ctx context.Context, cfg config) string {
 		return v
 	}
 	return "0"
+}
+
+// gitCommit names the checkout the benchmark runs in ("" outside git).
+func gitCommit(ctx context.Context) string {
+	b, err := commandOutput(ctx, "git", "describe", "--always", "--dirty")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 func loadAvg() string {

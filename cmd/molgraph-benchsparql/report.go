@@ -18,6 +18,7 @@ type report struct {
 	N, Seed, Runs int
 	Timeout       time.Duration
 	Load0, Load1  string
+	Commit        string
 	Build         *buildStats
 	Export        *exportStats
 	VirtuosoLoad  time.Duration
@@ -151,6 +152,9 @@ func (rep *report) writeMarkdown(dir string, out io.Writer) error {
 	var b strings.Builder
 	now := time.Now().UTC()
 	fmt.Fprintf(&b, "# make bench-sparql, %s\n\n", now.Format(time.RFC3339))
+	if rep.Commit != "" {
+		fmt.Fprintf(&b, "molgraph %s. ", rep.Commit)
+	}
 	fmt.Fprintf(&b, "%d generated molecules (seed %d); a warm-up and the median of %d runs per query and store; timeout %s; load average %s before the queries, %s after.\n\n",
 		rep.N, rep.Seed, rep.Runs, rep.Timeout, rep.Load0, rep.Load1)
 	b.WriteString("| query | what | rows | molgraph ms | Virtuoso ms | ratio | answers |\n|---|---|---|---|---|---|---|\n")
