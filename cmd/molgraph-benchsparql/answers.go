@@ -330,35 +330,108 @@ func compareAnswers(a, b *answer, ordered bool) string {
 			brows[r][i] = row[j]
 		}
 	}
-	arows := a.rows
-	if len(arows) != len(brows) {
-		return fmt.Sprintf("%d rows vs %d rows%s", len(arows), len(brows), firstDiff(a.vars, sortedRows(arows), sortedRows(brows)))
-	}
-	if !ordered {
-		arows, brows = sortedRows(arows), sortedRows(brows)
-	}
-	if d := firstDiff(a.vars, arows, brows); d != "" {
-		if ordered && firstDiff(a.vars, sortedRows(arows), sortedRows(brows)) == "" {
+	if ordered {
+		d := firstDiff(a.vars, a.rows, brows)
+		if d == "" {
+			return ""
+		}
+		if onlyA, onlyB := matchRows(a.rows, brows); len(onlyA) == 0 && len(onlyB) == 0 {
 			return "the same rows in another order" + d
+		}
+		if len(a.rows) != len(brows) {
+			return fmt.Sprintf("%d rows vs %d rows%s", len(a.rows), len(brows), d)
 		}
 		return d[2:]
 	}
-	return ""
+	onlyA, onlyB := matchRows(a.rows, brows)
+	if len(onlyA) == 0 && len(onlyB) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d rows vs %d rows; only in the first (%d): %s; only in the second (%d): %s",
+		len(a.rows), len(brows), len(onlyA), showRows(a.vars, onlyA), len(onlyB), showRows(b.vars, onlyB))
 }
 
-func rowKey(r []term) string {
+// coarseKey is a key that equal rows share: numbers and dateTimes are
+// left out (they compare within a tolerance, which no key can encode).
+func coarseKey(r []term) string {
 	var sb strings.Builder
 	for _, t := range r {
-		sb.WriteString(t.key())
+		switch {
+		case t.isNum:
+			sb.WriteString("n")
+		case t.isDT:
+			sb.WriteString("d")
+		default:
+			sb.WriteString(t.key())
+		}
 		sb.WriteByte(0)
 	}
 	return sb.String()
 }
 
-func sortedRows(rows [][]term) [][]term {
-	out := slices.Clone(rows)
-	slices.SortStableFunc(out, func(x, y []term) int { return strings.Compare(rowKey(x), rowKey(y)) })
+func rowsEqual(x, y []term) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if !x[i].equal(y[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchRows matches the rows of a with equal rows of b, as multisets:
+// each row of b matches at most one row of a. It returns the rows left
+// over on each side.
+func matchRows(a, b [][]term) (onlyA, onlyB [][]term) {
+	groups := map[string][]int{}
+	for j, r := range b {
+		k := coarseKey(r)
+		groups[k] = append(groups[k], j)
+	}
+	used := make([]bool, len(b))
+	for _, r := range a {
+		found := false
+		for _, j := range groups[coarseKey(r)] {
+			if !used[j] && rowsEqual(r, b[j]) {
+				used[j], found = true, true
+				break
+			}
+		}
+		if !found {
+			onlyA = append(onlyA, r)
+		}
+	}
+	for j, r := range b {
+		if !used[j] {
+			onlyB = append(onlyB, r)
+		}
+	}
+	return onlyA, onlyB
+}
+
+// dedupe drops repeated rows (a graph is a set of triples).
+func dedupe(rows [][]term) [][]term {
+	groups := map[string][][]term{}
+	var out [][]term
+	for _, r := range rows {
+		k := coarseKey(r)
+		if slices.ContainsFunc(groups[k], func(x []term) bool { return rowsEqual(x, r) }) {
+			continue
+		}
+		groups[k] = append(groups[k], r)
+		out = append(out, r)
+	}
 	return out
+}
+
+func showRows(vars []string, rows [][]term) string {
+	parts := make([]string, 0, 3)
+	for _, r := range rows[:min(3, len(rows))] {
+		parts = append(parts, showRow(vars, r))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // firstDiff describes the first rows that differ ("" if none), prefixed
@@ -401,47 +474,25 @@ func showRow(vars []string, r []term) string {
 // compareTriples compares two graphs as sets of triples (blank nodes
 // match any blank node: the benchmark's data has none).
 func compareTriples(a, b [][3]term) string {
-	a, b = sortedTriples(a), sortedTriples(b)
-	same := func(x, y [3]term) bool { return x[0].equal(y[0]) && x[1].equal(y[1]) && x[2].equal(y[2]) }
-	// Match each triple of a with an equal one of b (both sorted by key,
-	// so candidates are near each other).
-	used := make([]bool, len(b))
-	var onlyA, onlyB []string
-	show := func(t [3]term) string { return t[0].String() + " " + t[1].String() + " " + t[2].String() }
-	for _, t := range a {
-		found := false
-		k := tripleKey(t)
-		j, _ := slices.BinarySearchFunc(b, k, func(x [3]term, k string) int { return strings.Compare(tripleKey(x), k) })
-		for ; j < len(b) && tripleKey(b[j]) == k; j++ {
-			if !used[j] && same(t, b[j]) {
-				used[j], found = true, true
-				break
-			}
+	rows := func(ts [][3]term) [][]term {
+		var out [][]term
+		for _, t := range ts {
+			out = append(out, []term{t[0], t[1], t[2]})
 		}
-		if !found {
-			onlyA = append(onlyA, show(t))
-		}
+		return dedupe(out)
 	}
-	for j, t := range b {
-		if !used[j] {
-			onlyB = append(onlyB, show(t))
-		}
-	}
+	ra, rb := rows(a), rows(b)
+	onlyA, onlyB := matchRows(ra, rb)
 	if len(onlyA) == 0 && len(onlyB) == 0 {
 		return ""
 	}
+	show := func(rs [][]term) string {
+		var parts []string
+		for _, r := range rs[:min(3, len(rs))] {
+			parts = append(parts, r[0].String()+" "+r[1].String()+" "+r[2].String())
+		}
+		return strings.Join(parts, ", ")
+	}
 	return fmt.Sprintf("%d vs %d triples; only in the first (%d): %s; only in the second (%d): %s",
-		len(a), len(b), len(onlyA), strings.Join(onlyA[:min(3, len(onlyA))], ", "),
-		len(onlyB), strings.Join(onlyB[:min(3, len(onlyB))], ", "))
-}
-
-func tripleKey(t [3]term) string { return t[0].key() + " " + t[1].key() + " " + t[2].key() }
-
-// sortedTriples sorts by key and drops duplicates (a graph is a set).
-func sortedTriples(ts [][3]term) [][3]term {
-	out := slices.Clone(ts)
-	slices.SortStableFunc(out, func(x, y [3]term) int { return strings.Compare(tripleKey(x), tripleKey(y)) })
-	return slices.CompactFunc(out, func(x, y [3]term) bool {
-		return tripleKey(x) == tripleKey(y) && x[0].equal(y[0]) && x[1].equal(y[1]) && x[2].equal(y[2])
-	})
+		len(ra), len(rb), len(onlyA), show(onlyA), len(onlyB), show(onlyB))
 }
