@@ -23,7 +23,7 @@ func (b *nativeBackend) replace(ctx context.Context, graphs []normGraph) error {
 		for q := range g.quads {
 			quads = append(quads, q)
 		}
-		gs[i] = quadstore.Graph{Name: g.iri, Quads: quads}
+		gs[i] = quadstore.Graph{Name: g.iri, Quads: quads, Side: g.side}
 	}
 	err := b.qs.ReplaceGraphs(ctx, gs)
 	if errors.Is(err, quadstore.ErrInvalidTerm) {

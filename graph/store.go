@@ -39,6 +39,8 @@ type Pattern struct {
 type NamedGraph struct {
 	IRI   quad.IRI
 	Quads []quad.Quad
+	// Side entries commit with the graph (side.go).
+	Side []SideEntry
 }
 
 // Options configure a Store.
@@ -116,6 +118,7 @@ const xsd = "http://www.w3.org/2001/XMLSchema#"
 type normGraph struct {
 	iri   quad.IRI
 	quads map[quad.Quad]struct{}
+	side  []SideEntry
 }
 
 // backend is what a Store runs on. Every method reads or writes whole
@@ -149,6 +152,12 @@ type Store struct {
 	// writes the difference, which must not interleave with another writer.
 	wmu    sync.Mutex
 	closed atomic.Bool
+
+	// Side keyspace (side.go): the in-memory one of the memory and kv
+	// backends, and the watchers of committed side entries.
+	mside     memSide
+	sideMu    sync.Mutex
+	sideWatch []func([]SideEntry)
 }
 
 // Open opens (creating if needed) a store in dir on the native Badger quad
@@ -315,7 +324,10 @@ func (s *Store) PutGraphs(ctx context.Context, graphs []NamedGraph, progress fun
 		if err != nil {
 			return fmt.Errorf("put graph %s: %w", ng.IRI, err)
 		}
-		sets[i] = normGraph{iri: ng.IRI, quads: set}
+		if err := checkSide(ng.Side); err != nil {
+			return fmt.Errorf("put graph %s: %w", ng.IRI, err)
+		}
+		sets[i] = normGraph{iri: ng.IRI, quads: set, side: ng.Side}
 	}
 	if err := s.CheckSpace(); err != nil {
 		return fmt.Errorf("put graphs: %w", err)
@@ -343,6 +355,7 @@ func (s *Store) putGraphs(ctx context.Context, graphs []NamedGraph, sets []normG
 		if err := s.b.replace(ctx, chunk); err != nil {
 			return fmt.Errorf("put graphs: %w", noSpace(err))
 		}
+		s.committedSide(chunk)
 		chunk, n = chunk[:0], 0
 		if progress != nil {
 			progress(done)

@@ -31,6 +31,8 @@
 //	                                     value lists them (chunk.go)
 //	n <p><num><s><o><g> -> ""            numeric index: <num> is the object's
 //	                                     value as an order-preserving float64
+//	X <key>             -> value         side keyspace: entries that commit
+//	                                     with the quads (side.go)
 //	Mstate              -> version, next id, #quads, #nodes
 //	Mpending, Mcommitted -> commit timestamps (see Commits)
 //

@@ -206,6 +206,8 @@ func (s *Store) ApplyDeltas(in []cgraph.Delta, opts cgraph.IgnoreOpts) error {
 type Graph struct {
 	Name  quad.Value
 	Quads []quad.Quad
+	// Side entries commit with the graph (side.go).
+	Side []KV
 }
 
 // ReplaceGraphs replaces each named graph's quads by the given ones (an
@@ -238,6 +240,9 @@ func (s *Store) ReplaceGraphs(ctx context.Context, graphs []Graph) error {
 		seen[gid] = i
 		gids[i] = gid
 		given += len(g.Quads)
+		if err := checkSide(g.Side); err != nil {
+			return fmt.Errorf("replace graphs: graph %v: %w", g.Name, err)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -299,6 +304,11 @@ func (s *Store) ReplaceGraphs(ctx context.Context, graphs []Graph) error {
 		}
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		for _, g := range graphs {
+			if err := writeSide(bw, g.Side); err != nil {
+				return err
+			}
 		}
 		return b.finish(bw)
 	})

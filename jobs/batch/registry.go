@@ -38,6 +38,7 @@ import (
 	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/ontology"
+	"github.com/molgraph/molgraph/search"
 )
 
 // Errors of the package, wrapped with the operation.
@@ -108,6 +109,11 @@ type Prepared struct {
 	SDF []byte
 	// CPU is the CPU time chem spent on the molecule.
 	CPU time.Duration
+	// Search are the structure-search entries (fingerprints, pickle,
+	// InChIKey) committed with a new molecule's graph; nil if RDKit could
+	// not read the canonical SMILES back (the index then rebuilds them
+	// when it opens, and logs the molecule as not searchable).
+	Search []graph.SideEntry
 }
 
 // Prepare runs in through chem and builds its record. Content that is not
@@ -125,6 +131,9 @@ func (g *Registry) Prepare(ctx context.Context, in Input) (*Prepared, error) {
 	if p != nil {
 		tm := res.Timing
 		p.CPU = tm.Parse + tm.Normalize + tm.SMILES + tm.InChI + tm.Properties + tm.QED + tm.Coordinates
+		t0 := time.Now()
+		p.Search, _ = search.Prepare(p.Rec.ID, p.Rec.SMILES, p.Rec.InChIKey)
+		p.CPU += time.Since(t0)
 	}
 	return p, err
 }
@@ -237,7 +246,7 @@ func (g *Registry) commitOne(ctx context.Context, p *Prepared) (bool, error) {
 	if err != nil || ng == nil {
 		return created, err
 	}
-	if err := g.store.PutGraph(ctx, ng.IRI, ng.Quads); err != nil {
+	if err := g.store.PutGraphs(ctx, []graph.NamedGraph{*ng}, nil); err != nil {
 		return false, fmt.Errorf("register %s: %w", p.Rec.ID, err)
 	}
 	return created, nil
@@ -304,5 +313,5 @@ func (g *Registry) plan(ctx context.Context, p *Prepared, pending map[string]*on
 	if pending != nil {
 		pending[rec.ID] = &rec
 	}
-	return &graph.NamedGraph{IRI: iri, Quads: qs}, true, nil
+	return &graph.NamedGraph{IRI: iri, Quads: qs, Side: p.Search}, true, nil
 }

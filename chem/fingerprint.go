@@ -1,0 +1,219 @@
+package chem
+
+// Structure search (mg_fp.cpp): fingerprints of registered molecules,
+// structure queries and substructure matching. RDKit's fingerprint and
+// matching functions keep no per-thread state, so these run on the calling
+// goroutine's thread; callers bound their concurrency (package search runs
+// one matching goroutine per core).
+
+/*
+#cgo LDFLAGS: -lRDKitFingerprints -lRDKitSubstructMatch -lRDKitDataStructs
+#include <stdlib.h>
+#include "mg.h"
+#include "mg_fp.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// FPWords is the length of a fingerprint in 64-bit words (2048 bits).
+const FPWords = 32
+
+// FP is a 2048-bit fingerprint: bit i is bit i%64 of word i/64 (RDKit's
+// ExplicitBitVect numbering).
+type FP [FPWords]uint64
+
+// Fingerprints are what structure search keeps of a registered molecule.
+type Fingerprints struct {
+	// Morgan is RDKit's Morgan fingerprint, radius 2, 2048 bits (Python:
+	// AllChem.GetMorganFingerprintAsBitVect(m, 2, 2048)).
+	Morgan FP
+	// Pattern is RDKit's pattern fingerprint, 2048 bits
+	// (Chem.PatternFingerprint(m, 2048)), the substructure screen.
+	Pattern FP
+	// Pickle is RDKit's binary pickle of the molecule, for matching
+	// without parsing SMILES again.
+	Pickle []byte
+}
+
+// MaxQueryBytes bounds the text of one structure query.
+const MaxQueryBytes = 64 << 10
+
+// ErrInvalidQuery is wrapped by every error for a structure query that
+// does not parse.
+var ErrInvalidQuery = errors.New("invalid structure query")
+
+// FingerprintsOf computes the fingerprints of the molecule of a SMILES,
+// parsed as RDKit's MolFromSmiles parses it (sanitized, not normalized):
+// for a registered molecule, its canonical SMILES.
+func FingerprintsOf(smiles string) (*Fingerprints, error) {
+	if len(smiles) > MaxContentBytes {
+		return nil, &MoleculeError{Format: FormatSMILES, Reason: "SMILES too long"}
+	}
+	if h := smilesHeavyAtoms(smiles); h > MaxHeavyAtoms {
+		return nil, &MoleculeError{Format: FormatSMILES, Reason: fmt.Sprintf("%d heavy atoms, more than the %d a molecule may have", h, MaxHeavyAtoms)}
+	}
+	var f Fingerprints
+	var pk, cerr *C.char
+	var n C.size_t
+	ptr, l := borrow(smiles)
+	rc := C.mg_fp(ptr, l, (*C.uint64_t)(unsafe.Pointer(&f.Morgan[0])), (*C.uint64_t)(unsafe.Pointer(&f.Pattern[0])), &pk, &n, &cerr)
+	msg := gostr(cerr)
+	C.mg_free(unsafe.Pointer(cerr))
+	if rc != 0 {
+		return nil, &MoleculeError{Format: FormatSMILES, Reason: printable(msg)}
+	}
+	f.Pickle = C.GoBytes(unsafe.Pointer(pk), C.int(n))
+	C.mg_free(unsafe.Pointer(pk))
+	return &f, nil
+}
+
+// QueryKind is the language of a structure query.
+type QueryKind int
+
+// Query kinds.
+const (
+	QuerySMILES  QueryKind = C.MG_Q_SMILES
+	QuerySMARTS  QueryKind = C.MG_Q_SMARTS
+	QueryMolfile QueryKind = C.MG_Q_MOLBLOCK
+)
+
+func (k QueryKind) String() string {
+	switch k {
+	case QuerySMILES:
+		return "SMILES"
+	case QuerySMARTS:
+		return "SMARTS"
+	case QueryMolfile:
+		return "molfile"
+	}
+	return "unknown"
+}
+
+// MatchOptions are PubChem-style options of a substructure query.
+type MatchOptions struct {
+	// Chirality: tetrahedral and double-bond stereo must match (RDKit's
+	// useChirality).
+	Chirality bool
+	// IgnoreCharges: the formal charges written in a SMILES or molfile
+	// query do not have to match (by default a charged query atom matches
+	// only that charge; a neutral one any charge, as RDKit matches).
+	IgnoreCharges bool
+	// IgnoreIsotopes: likewise for isotopes.
+	IgnoreIsotopes bool
+}
+
+func (o MatchOptions) flags() C.int {
+	var f C.int
+	if o.Chirality {
+		f |= C.MG_Q_CHIRALITY
+	}
+	if o.IgnoreCharges {
+		f |= C.MG_Q_NOCHARGES
+	}
+	if o.IgnoreIsotopes {
+		f |= C.MG_Q_NOISOTOPES
+	}
+	return f
+}
+
+// Query is a parsed structure query: its text and kind, and its
+// fingerprints. It holds no C++ state (each matching call parses its own
+// copy), so it may be shared.
+type Query struct {
+	Text    string
+	Kind    QueryKind
+	Options MatchOptions
+	// Pattern is the query's pattern fingerprint (the screen).
+	Pattern FP
+	// Morgan is the query molecule's Morgan fingerprint; valid when IsMol.
+	Morgan FP
+	// IsMol: the query is a molecule (SMILES, molfile), not SMARTS.
+	IsMol bool
+}
+
+// ParseQuery parses a structure query. A query that does not parse is an
+// error wrapping ErrInvalidQuery that says why.
+func ParseQuery(text string, kind QueryKind, o MatchOptions) (*Query, error) {
+	if len(text) > MaxQueryBytes {
+		return nil, fmt.Errorf("%w: %d bytes, more than the %d a query may have", ErrInvalidQuery, len(text), MaxQueryBytes)
+	}
+	if text == "" {
+		return nil, fmt.Errorf("%w: empty query", ErrInvalidQuery)
+	}
+	switch kind {
+	case QuerySMILES, QuerySMARTS:
+		if h := smilesHeavyAtoms(text); h > MaxHeavyAtoms {
+			return nil, fmt.Errorf("%w: %d atoms, more than the %d a query may have", ErrInvalidQuery, h, MaxHeavyAtoms)
+		}
+	case QueryMolfile:
+		if h := heavyAtomBound(FormatMolfile, text); h > MaxHeavyAtoms {
+			return nil, fmt.Errorf("%w: %d atoms, more than the %d a query may have", ErrInvalidQuery, h, MaxHeavyAtoms)
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown query kind %d", ErrInvalidQuery, kind)
+	}
+	q := &Query{Text: text, Kind: kind, Options: o}
+	var isMol C.int
+	var cerr *C.char
+	ptr, n := borrow(text)
+	rc := C.mg_query(ptr, n, C.int(kind), o.flags(), (*C.uint64_t)(unsafe.Pointer(&q.Morgan[0])), (*C.uint64_t)(unsafe.Pointer(&q.Pattern[0])), &isMol, &cerr)
+	msg := gostr(cerr)
+	C.mg_free(unsafe.Pointer(cerr))
+	if rc != 0 {
+		return nil, fmt.Errorf("%w: %s: %s", ErrInvalidQuery, kind, printable(msg))
+	}
+	q.IsMol = isMol != 0
+	return q, nil
+}
+
+// Match tests the pickled molecules mols (from Fingerprints.Pickle)
+// against q and sets hit[i]: q is a substructure of mols[i], or with super
+// mols[i] a substructure of q (q must be a molecule). Runs on the calling
+// goroutine and cannot be interrupted: callers pass batches small enough
+// to check their context in between.
+func (q *Query) Match(mols [][]byte, super bool, hit []bool) error {
+	n := len(mols)
+	if n == 0 {
+		return nil
+	}
+	total := 0
+	for _, m := range mols {
+		total += len(m)
+	}
+	buf := C.malloc(C.size_t(total + 1))
+	defer C.free(buf)
+	offs := (*[1 << 28]C.size_t)(C.malloc(C.size_t(n+1) * C.size_t(unsafe.Sizeof(C.size_t(0)))))[: n+1 : n+1]
+	defer C.free(unsafe.Pointer(&offs[0]))
+	out := (*[1 << 28]C.uchar)(C.malloc(C.size_t(n)))[:n:n]
+	defer C.free(unsafe.Pointer(&out[0]))
+	b := (*[1 << 34]byte)(buf)[:total:total]
+	off := 0
+	for i, m := range mols {
+		offs[i] = C.size_t(off)
+		off += copy(b[off:], m)
+	}
+	offs[n] = C.size_t(off)
+	sup := C.int(0)
+	if super {
+		sup = 1
+	}
+	var cerr *C.char
+	ptr, l := borrow(q.Text)
+	rc := C.mg_match(ptr, l, C.int(q.Kind), q.Options.flags(), sup, (*C.char)(buf), &offs[0], C.int(n), &out[0], nil, &cerr)
+	msg := gostr(cerr)
+	C.mg_free(unsafe.Pointer(cerr))
+	switch rc {
+	case 0:
+	default:
+		return fmt.Errorf("%w: %s", ErrInvalidQuery, printable(msg))
+	}
+	for i := range hit[:n] {
+		hit[i] = out[i] != 0
+	}
+	return nil
+}

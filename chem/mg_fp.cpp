@@ -1,0 +1,249 @@
+// mg_fp.cpp: fingerprints, structure queries and substructure matching for
+// structure search (mg_fp.h). RDKit's own functions do the chemistry:
+// MorganFingerprints::getFingerprintAsBitVect (what Python's
+// AllChem.GetMorganFingerprintAsBitVect(m, 2, 2048) calls),
+// PatternFingerprintMol (Chem.PatternFingerprint, SubstructLibrary's
+// screen), SubstructMatch (HasSubstructMatch) and MolPickler. Every RDKit
+// object lives in a unique_ptr; no exception crosses the C boundary.
+#include "mg.h"
+#include "mg_fp.h"
+#include "mg_internal.hpp"
+
+#include <DataStructs/ExplicitBitVect.h>
+#include <GraphMol/FileParsers/FileParsers.h>
+#include <GraphMol/Fingerprints/Fingerprints.h>
+#include <GraphMol/Fingerprints/MorganFingerprints.h>
+#include <GraphMol/MolOps.h>
+#include <GraphMol/MolPickler.h>
+#include <GraphMol/QueryAtom.h>
+#include <GraphMol/QueryOps.h>
+#include <GraphMol/RingInfo.h>
+#include <GraphMol/SanitException.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
+#include <GraphMol/Substruct/SubstructMatch.h>
+#include <RDGeneral/FileParseException.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+using namespace RDKit;
+
+namespace {
+
+char *fpdup(const std::string &s) {
+  char *p = static_cast<char *>(std::malloc(s.size() + 1));
+  if (!p) return nullptr;
+  std::memcpy(p, s.data(), s.size());
+  p[s.size()] = 0;
+  return p;
+}
+
+void words(const ExplicitBitVect &bv, uint64_t *out) {
+  std::memset(out, 0, MG_FP_WORDS * sizeof(uint64_t));
+  std::vector<int> on;
+  bv.getOnBits(on);
+  for (int i : on) {
+    if (i >= 0 && i < MG_FP_WORDS * 64) out[i / 64] |= uint64_t(1) << (i % 64);
+  }
+}
+
+void morganOf(const ROMol &m, uint64_t *out) {
+  std::unique_ptr<ExplicitBitVect> fp(
+      MorganFingerprints::getFingerprintAsBitVect(m, 2, 2048));
+  words(*fp, out);
+}
+
+void patternOf(const ROMol &m, uint64_t *out) {
+  std::unique_ptr<ExplicitBitVect> fp(PatternFingerprintMol(m, 2048));
+  words(*fp, out);
+}
+
+// elementOf finds the element a query atom requires: an AtomAtomicNum or
+// AtomType equality, alone or under an AND.
+bool elementOf(const Atom::QUERYATOM_QUERY *q, int &z) {
+  if (!q || q->getNegation()) return false;
+  const std::string &d = q->getDescription();
+  if (d == "AtomAtomicNum" || d == "AtomType") {
+    auto eq = dynamic_cast<const ATOM_EQUALS_QUERY *>(q);
+    if (!eq) return false;
+    z = eq->getVal() % 1000;  // AtomType: number + 1000 if aromatic
+    return true;
+  }
+  if (d == "AtomAnd") {
+    for (auto it = q->beginChildren(); it != q->endChildren(); ++it) {
+      if (elementOf(it->get(), z)) return true;
+    }
+  }
+  return false;
+}
+
+// screenCopy returns the molecule whose pattern fingerprint screens the
+// query. RDKit's PatternFingerprintMol takes a query atom it does not
+// consider complex by its getAtomicNum(), which the SMARTS parser leaves at
+// 0 when the element is not the atom's first primitive ([D4;#6], [R;N]):
+// the fingerprint then has bits no molecule has, and the screen drops true
+// hits (RDKit 2022.09). Such atoms become "any atom" in the copy, which
+// matches wherever the query does, so the screen stays a necessary
+// condition.
+std::unique_ptr<ROMol> screenCopy(const ROMol &q) {
+  std::unique_ptr<RWMol> rw(new RWMol(q));
+  for (unsigned i = 0; i < rw->getNumAtoms(); i++) {
+    Atom *a = rw->getAtomWithIdx(i);
+    if (!a->hasQuery() || isComplexQuery(a)) continue;
+    int z = -1;
+    if (elementOf(a->getQuery(), z) && z == int(a->getAtomicNum())) continue;
+    QueryAtom any;
+    any.setQuery(makeAtomNullQuery());
+    rw->replaceAtom(i, &any);
+  }
+  return std::unique_ptr<ROMol>(rw.release());
+}
+
+// parseQuery builds the query molecule. Throws mg::InvalidMolecule for a
+// query that does not parse.
+std::unique_ptr<ROMol> parseQuery(const std::string &text, int kind,
+                                  int flags) {
+  if (text.find('\0') != std::string::npos)
+    throw mg::InvalidMolecule("query contains a NUL byte");
+  std::unique_ptr<ROMol> q;
+  try {
+    switch (kind) {
+      case MG_Q_SMILES:
+        q.reset(SmilesToMol(text));
+        if (!q) throw mg::InvalidMolecule("not a valid SMILES");
+        break;
+      case MG_Q_SMARTS:
+        q.reset(SmartsToMol(text));
+        if (!q) throw mg::InvalidMolecule("not a valid SMARTS");
+        break;
+      case MG_Q_MOLBLOCK:
+        if (text.find("M  END") == std::string::npos)
+          throw mg::InvalidMolecule("molfile has no \"M  END\" line");
+        q.reset(MolBlockToMol(text, true, true, true));
+        if (!q) throw mg::InvalidMolecule("not a valid molfile");
+        break;
+      default:
+        throw mg::InvalidMolecule("unknown query kind");
+    }
+  } catch (const mg::InvalidMolecule &) {
+    throw;
+  } catch (const MolSanitizeException &e) {
+    throw mg::InvalidMolecule(mg::sanitizeMessage(e, nullptr));
+  } catch (const FileParseException &e) {
+    throw mg::InvalidMolecule(std::string("cannot read molfile: ") + e.what());
+  } catch (const std::exception &e) {
+    throw mg::InvalidMolecule(std::string("cannot parse query: ") + e.what());
+  }
+  if (q->getNumAtoms() == 0) throw mg::InvalidMolecule("query has no atoms");
+  if (kind != MG_Q_SMARTS) {
+    // A query molecule's atoms compare charge and isotope only where they
+    // are not zero (RDKit's Atom::Match): zeroing them lifts the condition.
+    for (auto a : q->atoms()) {
+      if (flags & MG_Q_NOCHARGES) a->setFormalCharge(0);
+      if (flags & MG_Q_NOISOTOPES) a->setIsotope(0);
+    }
+  }
+  return q;
+}
+
+// unpickle reads a molecule written by mg_fp.
+std::unique_ptr<ROMol> unpickle(const char *p, size_t n) {
+  std::unique_ptr<ROMol> m(new ROMol());
+  MolPickler::molFromPickle(std::string(p, n), *m);
+  if (!m->getRingInfo()->isInitialized()) MolOps::findSSSR(*m);
+  return m;
+}
+
+}  // namespace
+
+extern "C" {
+
+int mg_fp(const char *smiles, size_t len, uint64_t *morgan, uint64_t *pattern,
+          char **pickle, size_t *pickle_len, char **err) {
+  *pickle = nullptr;
+  *pickle_len = 0;
+  *err = nullptr;
+  try {
+    std::string s(smiles ? smiles : "", len);
+    if (s.find('\0') != std::string::npos) {
+      *err = fpdup("SMILES contains a NUL byte");
+      return -1;
+    }
+    std::unique_ptr<ROMol> m(SmilesToMol(s));
+    if (!m) {
+      *err = fpdup("not a valid SMILES");
+      return -1;
+    }
+    morganOf(*m, morgan);
+    patternOf(*m, pattern);
+    std::string pk;
+    MolPickler::pickleMol(*m, pk);
+    *pickle = static_cast<char *>(std::malloc(pk.size() ? pk.size() : 1));
+    if (!*pickle) {
+      *err = fpdup("out of memory");
+      return -1;
+    }
+    std::memcpy(*pickle, pk.data(), pk.size());
+    *pickle_len = pk.size();
+    return 0;
+  } catch (const std::exception &e) {
+    *err = fpdup(std::string("fingerprint: ") + e.what());
+  } catch (...) {
+    *err = fpdup("fingerprint: unknown error");
+  }
+  return -1;
+}
+
+int mg_query(const char *text, size_t len, int kind, int flags,
+             uint64_t *morgan, uint64_t *pattern, int *is_mol, char **err) {
+  *err = nullptr;
+  *is_mol = 0;
+  try {
+    auto q = parseQuery(std::string(text ? text : "", len), kind, flags);
+    patternOf(*screenCopy(*q), pattern);
+    if (kind != MG_Q_SMARTS) {
+      morganOf(*q, morgan);
+      *is_mol = 1;
+    }
+    return 0;
+  } catch (const std::exception &e) {
+    *err = fpdup(e.what());
+  } catch (...) {
+    *err = fpdup("cannot parse query");
+  }
+  return -1;
+}
+
+int mg_match(const char *text, size_t len, int kind, int flags, int super,
+             const char *pickles, const size_t *offsets, int n,
+             unsigned char *out, const int *stop, char **err) {
+  *err = nullptr;
+  try {
+    auto q = parseQuery(std::string(text ? text : "", len), kind, flags);
+    if (super && kind == MG_Q_SMARTS) {
+      *err = fpdup("a superstructure query must be a molecule, not SMARTS");
+      return -1;
+    }
+    SubstructMatchParameters ps;
+    ps.useChirality = (flags & MG_Q_CHIRALITY) != 0;
+    ps.maxMatches = 1;
+    ps.uniquify = false;
+    for (int i = 0; i < n; i++) {
+      if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) return 2;
+      auto m = unpickle(pickles + offsets[i], offsets[i + 1] - offsets[i]);
+      bool hit = super ? !SubstructMatch(*q, *m, ps).empty()
+                       : !SubstructMatch(*m, *q, ps).empty();
+      out[i] = hit ? 1 : 0;
+    }
+    return 0;
+  } catch (const std::exception &e) {
+    *err = fpdup(e.what());
+  } catch (...) {
+    *err = fpdup("match: unknown error");
+  }
+  return -1;
+}
+
+}  // extern "C"

@@ -1,0 +1,58 @@
+// mg_fp.h: the C API of structure search (mg_fp.cpp): fingerprints of
+// registered molecules, structure queries and substructure matching.
+//
+// Every function catches all C++ exceptions; errors come back as strings
+// (free with mg_free). Fingerprints are 2048 bits as 32 uint64 words, bit i
+// in word i/64 at position i%64 (RDKit's ExplicitBitVect bit numbering).
+#ifndef MOLGRAPH_CHEM_MG_FP_H
+#define MOLGRAPH_CHEM_MG_FP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { MG_FP_WORDS = 32 };
+
+// Query kinds.
+enum { MG_Q_SMILES = 1, MG_Q_SMARTS = 2, MG_Q_MOLBLOCK = 3 };
+
+// Query flags.
+enum {
+  MG_Q_CHIRALITY = 1,   // SubstructMatchParameters.useChirality
+  MG_Q_NOCHARGES = 2,   // query atoms' formal charges are not compared
+  MG_Q_NOISOTOPES = 4   // query atoms' isotopes are not compared
+};
+
+// mg_fp parses a SMILES (sanitized, as RDKit's MolFromSmiles) and writes
+// its Morgan radius-2 2048-bit fingerprint, its 2048-bit pattern
+// fingerprint and a binary pickle of the molecule (*pickle, malloc'd, free
+// with mg_free). Returns 0, or -1 with *err set.
+int mg_fp(const char *smiles, size_t len, uint64_t *morgan, uint64_t *pattern,
+          char **pickle, size_t *pickle_len, char **err);
+
+// mg_query parses a query of the given kind with flags applied and writes
+// its pattern fingerprint, and for a molecule query (SMILES, molblock) its
+// Morgan fingerprint (*is_mol = 1); a SMARTS query gets no Morgan
+// fingerprint (*is_mol = 0). Returns 0, or -1 with *err set (a query that
+// does not parse).
+int mg_query(const char *text, size_t len, int kind, int flags,
+             uint64_t *morgan, uint64_t *pattern, int *is_mol, char **err);
+
+// mg_match parses the query again (this thread's own copy: recursive SMARTS
+// queries are not safe to share) and tests n pickled molecules, given as
+// one buffer and n+1 offsets: out[i] = 1 if the query is a substructure of
+// molecule i (super = 0), or molecule i a substructure of the query (super
+// = 1, the query must be a molecule). *stop (may be NULL), set from another
+// thread, ends the loop early (returns 2). Returns 0, or -1 with *err set.
+int mg_match(const char *text, size_t len, int kind, int flags, int super,
+             const char *pickles, const size_t *offsets, int n,
+             unsigned char *out, const int *stop, char **err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

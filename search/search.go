@@ -1,0 +1,538 @@
+package search
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"fmt"
+	"math/bits"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/ontology"
+)
+
+// Hit is one molecule found.
+type Hit struct {
+	ID    string  // molecule id, "mol-..."
+	Score float64 // Tanimoto for similarity; 1 for the other searches
+}
+
+// Query formats (Options.Format); "" picks one (see ParseQuery).
+const (
+	FormatSMILES   = "smiles"
+	FormatSMARTS   = "smarts"
+	FormatMolfile  = "molfile"
+	FormatInChI    = "inchi"
+	FormatInChIKey = "inchikey"
+)
+
+// SimilarOptions configure a similarity search.
+type SimilarOptions struct {
+	// Threshold: only hits with a Tanimoto score >= Threshold (0..1).
+	Threshold float64
+	// Top > 0 keeps the Top best hits (score, then id).
+	Top int
+	// Format of the query: smiles (default) or molfile.
+	Format string
+}
+
+// SubOptions configure a substructure or superstructure search.
+type SubOptions struct {
+	// Format of the query: smiles, smarts or molfile. "" reads a SMILES,
+	// or a SMARTS if it is not a valid SMILES (substructure only).
+	Format string
+	chem.MatchOptions
+}
+
+// ExactOptions configure an exact search.
+type ExactOptions struct {
+	// Format of the query: inchikey, inchi, smiles or molfile; "" tells
+	// an InChIKey and an InChI by their form, else SMILES.
+	Format string
+	// Connectivity matches the InChIKey's first block: every stereo,
+	// isotope and charge form of the skeleton.
+	Connectivity bool
+}
+
+// better orders hits by score (descending), then id.
+func better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.ID < b.ID
+}
+
+func sortHits(h []Hit) {
+	slices.SortFunc(h, func(a, b Hit) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// tanimoto is RDKit's TanimotoSimilarity on two fingerprints of popcounts
+// a and b.
+func tanimoto(q, m []uint64, a, b int) float64 {
+	c := 0
+	for i := range chem.FPWords {
+		c += bits.OnesCount64(q[i] & m[i])
+	}
+	if a+b-c == 0 {
+		return 1
+	}
+	return float64(c) / float64(a+b-c)
+}
+
+// bound is the best Tanimoto score of fingerprints of popcounts a and b.
+func bound(a, b int) float64 {
+	lo, hi := min(a, b), max(a, b)
+	if hi == 0 {
+		return 1
+	}
+	return float64(lo) / float64(hi)
+}
+
+// span is a range of one bucket.
+type span struct {
+	b, lo, hi int
+	bound     float64
+}
+
+// spans cuts the buckets that can hold a hit into pieces of at most
+// piece molecules, best bound first.
+func (v *view) spans(a int, threshold float64, piece int) ([]span, int) {
+	var out []span
+	total := 0
+	for pc := range v.b {
+		n := v.b[pc].len()
+		if n == 0 {
+			continue
+		}
+		bd := bound(a, pc)
+		if bd < threshold {
+			continue
+		}
+		total += n
+		for lo := 0; lo < n; lo += piece {
+			out = append(out, span{pc, lo, min(lo+piece, n), bd})
+		}
+	}
+	slices.SortStableFunc(out, func(x, y span) int { return cmp.Compare(y.bound, x.bound) })
+	return out, total
+}
+
+// hitHeap is a min-heap of the k best hits (the worst on top).
+type hitHeap []Hit
+
+func (h hitHeap) Len() int           { return len(h) }
+func (h hitHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// parallelAbove is the scan size from which a search uses every worker.
+const parallelAbove = 1 << 14
+
+// Similar returns the molecules whose Morgan fingerprint has a Tanimoto
+// similarity of at least o.Threshold with the query's (and with o.Top > 0
+// only the Top best), best first (score, then id).
+func (x *Index) Similar(ctx context.Context, query string, o SimilarOptions) ([]Hit, error) {
+	if !(o.Threshold >= 0 && o.Threshold <= 1) {
+		return nil, fmt.Errorf("search: %w: threshold %v is not between 0 and 1", ErrBadOptions, o.Threshold)
+	}
+	if o.Top < 0 {
+		return nil, fmt.Errorf("search: %w: top %d is negative", ErrBadOptions, o.Top)
+	}
+	kind := chem.QuerySMILES
+	switch strings.ToLower(o.Format) {
+	case "", FormatSMILES:
+	case FormatMolfile, "mol", "sdf":
+		kind = chem.QueryMolfile
+	default:
+		return nil, fmt.Errorf("search: %w: a similarity query is a SMILES or a molfile, not %q", ErrBadOptions, o.Format)
+	}
+	q, err := chem.ParseQuery(query, kind, chem.MatchOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return x.SimilarFP(ctx, &q.Morgan, o)
+}
+
+// SimilarFP is Similar for a query fingerprint.
+func (x *Index) SimilarFP(ctx context.Context, qfp *chem.FP, o SimilarOptions) ([]Hit, error) {
+	v := x.cur.Load()
+	a := popcount(qfp)
+	spans, total := v.spans(a, o.Threshold, 4096)
+	workers := 1
+	if total > parallelAbove {
+		workers = x.opt.Workers
+	}
+	q := qfp[:]
+	results := make([][]Hit, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var ferr error
+	var emu sync.Mutex
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			var h hitHeap
+			var out []Hit
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(spans) {
+					break
+				}
+				if err := ctx.Err(); err != nil {
+					emu.Lock()
+					ferr = err
+					emu.Unlock()
+					return
+				}
+				s := spans[i]
+				if o.Top > 0 && len(h) == o.Top && s.bound < h[0].Score {
+					continue // and every later span: bounds only fall
+				}
+				b := &v.b[s.b]
+				for j := s.lo; j < s.hi; j++ {
+					sc := tanimoto(q, b.morgan[j*chem.FPWords:(j+1)*chem.FPWords], a, s.b)
+					if sc < o.Threshold {
+						continue
+					}
+					if o.Top > 0 {
+						if len(h) == o.Top && sc < h[0].Score {
+							continue
+						}
+						hit := Hit{ID: b.id(j), Score: sc}
+						if len(h) < o.Top {
+							heap.Push(&h, hit)
+						} else if better(hit, h[0]) {
+							h[0] = hit
+							heap.Fix(&h, 0)
+						}
+						continue
+					}
+					out = append(out, Hit{ID: b.id(j), Score: sc})
+				}
+			}
+			if o.Top > 0 {
+				out = []Hit(h)
+			}
+			results[w] = out
+		}(w)
+	}
+	wg.Wait()
+	if ferr != nil {
+		return nil, fmt.Errorf("search: similarity: %w", ferr)
+	}
+	var hits []Hit
+	for _, r := range results {
+		hits = append(hits, r...)
+	}
+	sortHits(hits)
+	if o.Top > 0 && len(hits) > o.Top {
+		hits = hits[:o.Top]
+	}
+	return hits, nil
+}
+
+// ParseQuery parses a substructure (super false) or superstructure query.
+// Format "" reads a SMILES, and for a substructure query a SMARTS if it is
+// not a valid SMILES.
+func ParseQuery(query string, o SubOptions, super bool) (*chem.Query, error) {
+	var kinds []chem.QueryKind
+	switch strings.ToLower(o.Format) {
+	case "":
+		kinds = []chem.QueryKind{chem.QuerySMILES, chem.QuerySMARTS}
+		if super {
+			kinds = kinds[:1]
+		}
+	case FormatSMILES:
+		kinds = []chem.QueryKind{chem.QuerySMILES}
+	case FormatSMARTS:
+		if super {
+			return nil, fmt.Errorf("search: %w: a superstructure query is a molecule (SMILES or molfile), not SMARTS", ErrBadOptions)
+		}
+		kinds = []chem.QueryKind{chem.QuerySMARTS}
+	case FormatMolfile, "mol", "sdf":
+		kinds = []chem.QueryKind{chem.QueryMolfile}
+	default:
+		return nil, fmt.Errorf("search: %w: query format %q (smiles, smarts or molfile)", ErrBadOptions, o.Format)
+	}
+	var first error
+	for _, k := range kinds {
+		q, err := chem.ParseQuery(query, k, o.MatchOptions)
+		if err == nil {
+			return q, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, fmt.Errorf("search: %w", first)
+}
+
+// Substructure returns, in id order, the molecules that contain the query
+// (a SMILES, SMARTS or molfile).
+func (x *Index) Substructure(ctx context.Context, query string, o SubOptions) ([]Hit, error) {
+	q, err := ParseQuery(query, o, false)
+	if err != nil {
+		return nil, err
+	}
+	return x.match(ctx, q, false)
+}
+
+// Superstructure returns, in id order, the molecules contained in the
+// query (a SMILES or molfile).
+func (x *Index) Superstructure(ctx context.Context, query string, o SubOptions) ([]Hit, error) {
+	q, err := ParseQuery(query, o, true)
+	if err != nil {
+		return nil, err
+	}
+	return x.match(ctx, q, true)
+}
+
+// matchBatch is the number of molecules of one matching call.
+const matchBatch = 128
+
+// Match runs a parsed query (ParseQuery) as a substructure or
+// superstructure search.
+func (x *Index) Match(ctx context.Context, q *chem.Query, super bool) ([]Hit, error) {
+	return x.match(ctx, q, super)
+}
+
+func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, error) {
+	v := x.cur.Load()
+	var spans []span
+	total := 0
+	for pc := range v.b {
+		n := v.b[pc].len()
+		total += n
+		for lo := 0; lo < n; lo += 4096 {
+			spans = append(spans, span{b: pc, lo: lo, hi: min(lo+4096, n)})
+		}
+	}
+	workers := 1
+	if total > 2*matchBatch {
+		workers = x.opt.Workers
+	}
+	qp := q.Pattern[:]
+	results := make([][]Hit, workers)
+	errs := make([]error, workers)
+	var next atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			var cand []string
+			var out []Hit
+			flush := func() error {
+				if len(cand) == 0 {
+					return nil
+				}
+				hits, err := x.matchIDs(ctx, q, super, cand)
+				if err != nil {
+					return err
+				}
+				out = append(out, hits...)
+				cand = cand[:0]
+				return nil
+			}
+			for !stop.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= len(spans) {
+					break
+				}
+				s := spans[i]
+				b := &v.b[s.b]
+				for j := s.lo; j < s.hi; j++ {
+					mp := b.pattern[j*chem.FPWords : (j+1)*chem.FPWords]
+					if !screen(qp, mp, super) {
+						continue
+					}
+					cand = append(cand, b.id(j))
+					if len(cand) == matchBatch {
+						if err := flush(); err != nil {
+							errs[w] = err
+							stop.Store(true)
+							return
+						}
+					}
+				}
+			}
+			if err := flush(); err != nil {
+				errs[w] = err
+				stop.Store(true)
+				return
+			}
+			results[w] = out
+		}(w)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("search: substructure: %w", err)
+		}
+	}
+	var hits []Hit
+	for _, r := range results {
+		hits = append(hits, r...)
+	}
+	slices.SortFunc(hits, func(a, b Hit) int { return strings.Compare(a.ID, b.ID) })
+	return hits, nil
+}
+
+// screen is the pattern-fingerprint screen: every bit of the query's
+// pattern fingerprint set in the molecule's (or with super, every bit of
+// the molecule's set in the query's).
+func screen(q, m []uint64, super bool) bool {
+	if super {
+		q, m = m, q
+	}
+	for i := range chem.FPWords {
+		if q[i]&^m[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// matchIDs runs RDKit's matching on the candidates' pickles, holding one
+// of the index's matching slots.
+func (x *Index) matchIDs(ctx context.Context, q *chem.Query, super bool, ids []string) ([]Hit, error) {
+	select {
+	case x.slot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-x.slot }()
+	keys := make([][]byte, len(ids))
+	for i, id := range ids {
+		keys[i] = []byte(prefixPickle + id)
+	}
+	mols := make([][]byte, len(ids))
+	err := x.store.GetSide(ctx, keys, func(i int, v []byte) error {
+		mols[i] = append([]byte(nil), v...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	hit := make([]bool, len(ids))
+	if err := q.Match(mols, super, hit); err != nil {
+		return nil, err
+	}
+	var out []Hit
+	for i, h := range hit {
+		if h {
+			out = append(out, Hit{ID: ids[i], Score: 1})
+		}
+	}
+	return out, nil
+}
+
+var (
+	inchiKeyRE = regexp.MustCompile(`^[A-Z]{14}-[A-Z]{10}-[A-Z]$`)
+	blockRE    = regexp.MustCompile(`^[A-Z]{14}$`)
+)
+
+// Exact returns, in id order, the molecules with the query's structure:
+// its InChIKey (or the key's first block with o.Connectivity), or for a
+// SMILES or molfile, the molecule it registers as.
+func (x *Index) Exact(ctx context.Context, query string, o ExactOptions) ([]Hit, error) {
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return nil, fmt.Errorf("search: %w: empty query", ErrInvalidQuery)
+	}
+	if len(query) > chem.MaxQueryBytes {
+		return nil, fmt.Errorf("search: %w: %d bytes, more than the %d a query may have", ErrInvalidQuery, len(query), chem.MaxQueryBytes)
+	}
+	format := strings.ToLower(o.Format)
+	if format == "" {
+		switch {
+		case strings.HasPrefix(query, "InChI="):
+			format = FormatInChI
+		case inchiKeyRE.MatchString(query) || (o.Connectivity && blockRE.MatchString(query)):
+			format = FormatInChIKey
+		default:
+			format = FormatSMILES
+		}
+	}
+	var key, id string
+	switch format {
+	case FormatInChIKey:
+		if !inchiKeyRE.MatchString(query) && !(o.Connectivity && blockRE.MatchString(query)) {
+			return nil, fmt.Errorf("search: %w: %q is not an InChIKey", ErrInvalidQuery, query)
+		}
+		key = query
+	case FormatInChI, FormatSMILES, FormatMolfile, "mol", "sdf":
+		f := map[string]chem.Format{FormatInChI: chem.FormatInChI, FormatSMILES: chem.FormatSMILES}[format]
+		if f == "" {
+			f = chem.FormatMolfile
+		}
+		res, err := x.pool.Process(ctx, chem.Input{Format: f, Content: query})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("search: %w: %v", ErrInvalidQuery, err)
+		}
+		if format == FormatInChI || o.Connectivity {
+			key = res.InChIKey
+			if key == "" {
+				return nil, fmt.Errorf("search: %w: no InChIKey could be computed for the query", ErrInvalidQuery)
+			}
+		} else {
+			id = ontology.MoleculeID(res.SMILES)
+		}
+	default:
+		return nil, fmt.Errorf("search: %w: query format %q (inchikey, inchi, smiles or molfile)", ErrBadOptions, o.Format)
+	}
+	var hits []Hit
+	if id != "" {
+		found := false
+		err := x.store.GetSide(ctx, [][]byte{[]byte(prefixFP + id)}, func(_ int, v []byte) error {
+			found = v != nil
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("search: exact: %w", err)
+		}
+		if found {
+			hits = append(hits, Hit{ID: id, Score: 1})
+		}
+		return hits, nil
+	}
+	if o.Connectivity && len(key) > 14 {
+		key = key[:14]
+	}
+	err := x.store.ScanSide(ctx, []byte(prefixKey+key), func(k, _ []byte) error {
+		id := string(k[len(k)-len(ontology.MoleculeIDPrefix)-idLen:])
+		if len(key) == 14 || len(k) == len(prefixKey)+27+len(id) {
+			hits = append(hits, Hit{ID: id, Score: 1})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: exact: %w", err)
+	}
+	slices.SortFunc(hits, func(a, b Hit) int { return strings.Compare(a.ID, b.ID) })
+	return hits, nil
+}
