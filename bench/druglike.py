@@ -30,6 +30,7 @@ Usage: bench/druglike.py [-n COUNT] [--seed S] [-o OUT.smi] [--source NCI.smi] [
 """
 
 import argparse
+import os
 import random
 import sys
 
@@ -151,8 +152,11 @@ class Reaction:
         return None
 
 
-def generate(count, seed, source):
-    """Yields (SMILES, name) until count molecules or the space is exhausted."""
+def generate(count, seed, source, stats=None):
+    """Yields (SMILES, name) until count molecules or the space is exhausted.
+
+    stats, a dict if given, receives the reagent pools and the reactions
+    (with their counts) when the generator ends."""
     rng = random.Random(seed)
     pools = read_reagents(source)
     reactions = [Reaction(n, s, g1, g2, w, pools, rng) for n, s, g1, g2, w in REACTIONS]
@@ -168,7 +172,8 @@ def generate(count, seed, source):
         seen.add(got[0])
         r.kept += 1
         yield got
-    generate.reactions, generate.pools = reactions, pools
+    if stats is not None:
+        stats.update(pools=pools, reactions=reactions)
 
 
 def main(argv):
@@ -186,21 +191,20 @@ def main(argv):
     if args.count < 1:
         ap.error("--count must be positive")
     out = sys.stdout if args.output == "-" else open(args.output + ".tmp", "w")
-    n = 0
-    for smi, name in generate(args.count, args.seed, args.source):
+    n, stats = 0, {}
+    for smi, name in generate(args.count, args.seed, args.source, stats):
         out.write("%s %s\n" % (smi, name))
         n += 1
     if out is not sys.stdout:
         out.close()
     if args.stats:
-        print("reagents: " + ", ".join("%s %d" % (g, len(p)) for g, p in generate.pools.items()), file=sys.stderr)
-        for r in generate.reactions:
+        print("reagents: " + ", ".join("%s %d" % (g, len(p)) for g, p in stats["pools"].items()), file=sys.stderr)
+        for r in stats["reactions"]:
             print("  %-12s %7d pairs tried of %7d, %6d kept" % (r.name, r.next, len(r.pairs), r.kept), file=sys.stderr)
     if n < args.count:
         print("druglike: only %d unique molecules in this reagent space (asked for %d)" % (n, args.count), file=sys.stderr)
         return 1
     if out is not sys.stdout:
-        import os
         os.replace(args.output + ".tmp", args.output)
     return 0
 
