@@ -248,7 +248,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 			return true, nil
 		}
 	}
-	vt := &endpoint{name: "virtuoso", url: vurl, client: httpClient(cfg.timeout), virtuoso: true}
+	vt := &endpoint{name: "virtuoso", url: vurl, client: httpClient(cfg.timeout), virtuoso: true, timeout: cfg.timeout}
 
 	fmt.Fprintf(out, "running %d queries: a warm-up and %d timed runs each per store, timeout %s; load average %s\n",
 		len(queries), cfg.runs, cfg.timeout, rep.Load0)

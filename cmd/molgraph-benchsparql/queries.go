@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -89,6 +90,7 @@ type endpoint struct {
 	url      string
 	key      string // Bearer key (molgraph)
 	virtuoso bool
+	timeout  time.Duration // Virtuoso: sent as its timeout parameter
 	client   *http.Client
 }
 
@@ -106,7 +108,15 @@ func (e *endpoint) exec(ctx context.Context, q query) (ans *answer, took time.Du
 		// answered only the triples pointing at the resource in our tests).
 		text = "DEFINE sql:describe-mode \"CBD\"\n" + text
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", e.url, strings.NewReader(url.Values{"query": {text}}.Encode()))
+	form := url.Values{"query": {text}}
+	if e.virtuoso && e.timeout > 0 {
+		// Virtuoso goes on computing a query whose client has gone; with
+		// its timeout parameter it stops and answers what it has so far,
+		// flagged in X-SQL-State (an "anytime" answer, reported below as a
+		// timeout), so that a slow query does not load the next ones.
+		form.Set("timeout", strconv.FormatInt(e.timeout.Milliseconds(), 10))
+	}
+	req, err := http.NewRequestWithContext(ctx, "POST", e.url, strings.NewReader(form.Encode()))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -150,6 +160,9 @@ func (e *endpoint) exec(ctx context.Context, q query) (ans *answer, took time.Du
 		return nil, took, fmt.Errorf("the answer was cut at %s rows (X-SPARQL-MaxRows)", h)
 	}
 	if h := resp.Header.Get("X-SQL-State"); h != "" {
+		if h == "S1TAT" {
+			return nil, took, errTimeout
+		}
 		return nil, took, fmt.Errorf("a partial answer (X-SQL-State %s: %s)", h, resp.Header.Get("X-SQL-Message"))
 	}
 	ans, err = parseAnswer(resp.Header.Get("Content-Type"), body)

@@ -42,6 +42,7 @@ type iniFields struct {
 	NumberOfBuffers, MaxDirtyBuffers int64
 	MaxQueryMem                      string
 	Threads                          int
+	QueryTimeout                     int // MaxQueryExecutionTime, seconds
 }
 
 // virtuosoBuffers follows Virtuoso's guidance (the comments of Debian's
@@ -122,7 +123,7 @@ func startVirtuoso(ctx context.Context, cfg config, exportDir string, out io.Wri
 	var ini bytes.Buffer
 	err = tmpl.Execute(&ini, iniFields{Dir: dir, DirsAllowed: absExport, ISQLPort: isqlPort, HTTPPort: httpPort,
 		NumberOfBuffers: buffers, MaxDirtyBuffers: dirty, MaxQueryMem: strconv.FormatInt(max(mem/4, 256<<20)>>20, 10) + "M",
-		Threads: runtime.NumCPU()})
+		Threads: runtime.NumCPU(), QueryTimeout: int(max(cfg.timeout.Seconds(), 1))})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.iniTemplate, err)
 	}
