@@ -201,7 +201,12 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 	// molgraph: a running one, or the cached store (built when missing).
 	base, key := strings.TrimSuffix(cfg.molgraphURL, "/"), cfg.molgraphKey
 	var srv *server
+	var lock *os.File
 	if base == "" {
+		if lock, err = lockStore(ctx, storeDir, out); err != nil {
+			return false, err
+		}
+		defer lock.Close()
 		var built *buildStats
 		srv, built, err = openStore(ctx, cfg, storeDir, out)
 		if err != nil {
@@ -241,6 +246,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 		if cfg.serveVirtuoso {
 			if srv != nil {
 				srv.stop(out) // only Virtuoso stays up
+				lock.Close()  // and other runs may open the store
 			}
 			fmt.Fprintf(out, "virtuoso: serving %s (pid %d); SIGINT or SIGTERM stops it and removes %s\n", vurl, v.cmd.Process.Pid, v.dir)
 			fmt.Fprintf(out, "  BENCH_VIRTUOSO=%s make bench-sparql\n", vurl)

@@ -42,8 +42,43 @@ type storeInfo struct {
 	Built           time.Time `json:"built"`
 }
 
+// lockStore takes an exclusive lock on storeDir (storeDir/lock, flock),
+// waiting while another run of the benchmark holds it: two servers cannot
+// open one store, and a run that found the store busy must not take it
+// for broken and rebuild it under the other. The lock goes with the
+// returned file (closing it, or the process ending, releases it).
+func lockStore(ctx context.Context, storeDir string, out io.Writer) (*os.File, error) {
+	if err := os.MkdirAll(storeDir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(storeDir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for waited := false; ; waited = true {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+		}
+		if !waited {
+			fmt.Fprintf(out, "molgraph: another run of the benchmark uses %s; waiting for it\n", storeDir)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
 // openStore serves the cached store of storeDir, building it first when it
-// is missing or the server cannot open it.
+// is missing or the server cannot open it. The caller holds the store's
+// lock (lockStore).
 func openStore(ctx context.Context, cfg config, storeDir string, out io.Writer) (*server, *buildStats, error) {
 	data := filepath.Join(storeDir, "data")
 	if _, err := os.Stat(filepath.Join(storeDir, "store.json")); err == nil {
