@@ -105,10 +105,11 @@ func orbitals(o *qm.Orbitals) *ontology.CalculationOrbitals {
 		return nil
 	}
 	at := func(s, i int) *float64 {
-		if s < 0 || s >= len(o.Energies) || i < 0 || i >= len(o.Energies[s]) {
+		e, ok := o.Energy(s, i)
+		if !ok || i < 0 {
 			return nil
 		}
-		return qm.Float(o.Energies[s][i] * qm.HartreeToEV)
+		return qm.Float(e * qm.HartreeToEV)
 	}
 	out := &ontology.CalculationOrbitals{}
 	if hs >= 0 {

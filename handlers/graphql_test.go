@@ -23,6 +23,7 @@ import (
 	"github.com/molgraph/molgraph/parsers/psi4"
 	"github.com/molgraph/molgraph/parsers/qm"
 	"github.com/molgraph/molgraph/parsers/qm/qmtest"
+	"github.com/molgraph/molgraph/parsers/xtb"
 )
 
 func decodeGraphQL(t *testing.T, body []byte) map[string]any {
@@ -202,7 +203,7 @@ func sameField(t *testing.T, what string, got, want any) {
 // weight, cclib's reference thermochemistry for dvb_ir) must come through.
 func TestGraphQLReadsWhatTheAPIWrites(t *testing.T) {
 	f := newMolFixture(t, 0)
-	f.srv.cfg.QM = qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}}
+	f.srv.cfg.QM = qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}, xtb.Parser{}}
 
 	molRec := f.post(t, `{"format": "smiles", "content": "C(=C)c1ccc(C=C)cc1", "name": "p-divinylbenzene"}`)
 	if molRec.Code != 201 {

@@ -64,6 +64,7 @@ import (
 	"github.com/molgraph/molgraph/parsers/psi4"
 	"github.com/molgraph/molgraph/parsers/qm"
 	"github.com/molgraph/molgraph/parsers/qm/qmtest"
+	"github.com/molgraph/molgraph/parsers/xtb"
 	"github.com/molgraph/molgraph/shapes"
 )
 
@@ -182,7 +183,7 @@ func newHostileEnv(t *testing.T, mutate func(*Config)) *hostileEnv {
 		c.Graph = st
 		c.Store = st
 		c.Admission = adm
-		c.QM = qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}}
+		c.QM = qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}, xtb.Parser{}}
 		c.Gate = gate
 		c.Molecules = MoleculeServices{Registry: reg, Jobs: runner, Batch: btask}
 		if dtask != nil {

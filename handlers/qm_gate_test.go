@@ -20,6 +20,7 @@ import (
 	"github.com/molgraph/molgraph/parsers/psi4"
 	"github.com/molgraph/molgraph/parsers/qm"
 	"github.com/molgraph/molgraph/parsers/qm/qmtest"
+	"github.com/molgraph/molgraph/parsers/xtb"
 	"github.com/molgraph/molgraph/shapes"
 )
 
@@ -38,7 +39,7 @@ func newQMGateFixture(t *testing.T, maxBody int64) (*fixture, *graph.Store) {
 	}
 	f := newFixture(t, func(c *Config) {
 		c.Graph = st
-		c.QM = qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}}
+		c.QM = qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}, xtb.Parser{}}
 		c.Gate = gate
 		c.MaxBodyBytes = maxBody
 	})
@@ -94,7 +95,7 @@ func TestGateCorpusLogs(t *testing.T) {
 	refs := qmtest.References(t)
 	energy := regexp.MustCompile(`(?i)energ`)
 	var complete, partialStored, partialRejected []string
-	for _, folder := range []string{"gaussian", "orca", "psi4", "nwchem"} {
+	for _, folder := range []string{"gaussian", "orca", "psi4", "nwchem", "xtb"} {
 		for _, rel := range qmtest.Logs(t, folder) {
 			ref, ok := refs[rel]
 			if !ok {
@@ -241,7 +242,7 @@ func TestGateRejectsEditedLogs(t *testing.T) {
 			if string(data) == orig {
 				t.Fatal("the edit changed nothing")
 			}
-			calc, err := qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}}.Parse(bytes.NewReader(data), "")
+			calc, err := qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}, xtb.Parser{}}.Parse(bytes.NewReader(data), "")
 			if err != nil {
 				t.Fatalf("the edited log does not parse: %v", err)
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/molgraph/molgraph/parsers/orca"
 	"github.com/molgraph/molgraph/parsers/psi4"
 	"github.com/molgraph/molgraph/parsers/qm"
+	"github.com/molgraph/molgraph/parsers/xtb"
 	"github.com/molgraph/molgraph/shapes"
 )
 
@@ -100,7 +101,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		Keys:         keys,
 		Store:        store,
 		Graph:        store,
-		QM:           qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}},
+		QM:           qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}, xtb.Parser{}},
 		Gate:         gate,
 		Molecules:    mols,
 		Uploads:      cfg.uploads,

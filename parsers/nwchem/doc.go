@@ -25,8 +25,9 @@
 //   - Orbital energies come from the "Final … Molecular Orbital Analysis"
 //     (hartree), completed by the "Final eigenvalues" lists for vectors the
 //     analysis leaves out (NWChem prints core orbitals only in the list);
-//     the HOMO index is the number of α (β) electrons − 1. If some vectors
-//     are printed in neither, the orbitals are left out with a warning.
+//     the HOMO index is the number of α (β) electrons − 1. If the lowest
+//     vectors are printed in neither, the energies are the printed window
+//     (qm.Orbitals.First says where it starts).
 //   - Mulliken charges are nuclear charge minus the gross population of the
 //     last "Mulliken analysis of the total density", "Total Density -
 //     Mulliken Population Analysis" or property-module "gross population on

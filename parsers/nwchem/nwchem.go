@@ -806,6 +806,7 @@ func (p *parser) orbitals() *qm.Orbitals {
 		nspin = 2
 	}
 	o := &qm.Orbitals{}
+	first := -1
 	for s := 0; s < nspin; s++ {
 		n := len(st.eig[s])
 		for i := range st.vec[s] {
@@ -814,18 +815,33 @@ func (p *parser) orbitals() *qm.Orbitals {
 		if n == 0 {
 			return nil
 		}
-		e := make([]float64, n)
-		homo := -1
-		for i := 1; i <= n; i++ {
-			v, ok := st.vec[s][i]
-			if !ok {
-				if i > len(st.eig[s]) {
-					st.c.Warn("orbital energies incomplete: left out")
-					return nil
-				}
-				v = st.eig[s][i-1]
+		known := func(i int) (float64, bool) {
+			if v, ok := st.vec[s][i]; ok {
+				return v, true
 			}
-			e[i-1] = v
+			if i <= len(st.eig[s]) {
+				return st.eig[s][i-1], true
+			}
+			return 0, false
+		}
+		// The printed window: from the highest vector down to the first gap.
+		lo := n
+		for lo > 1 {
+			if _, ok := known(lo - 1); !ok {
+				break
+			}
+			lo--
+		}
+		if first >= 0 && lo-1 != first {
+			st.c.Warn("orbital energies: α and β windows differ: left out")
+			return nil
+		}
+		first = lo - 1
+		e := make([]float64, 0, n-lo+1)
+		homo := -1
+		for i := lo; i <= n; i++ {
+			v, _ := known(i)
+			e = append(e, v)
 			if st.occ[s][i] > 0 {
 				homo = max(homo, i-1)
 			}
@@ -839,6 +855,7 @@ func (p *parser) orbitals() *qm.Orbitals {
 		o.Energies = append(o.Energies, e)
 		o.HOMO = append(o.HOMO, homo)
 	}
+	o.First = first
 	if nspin == 1 && st.haveCounts && st.nAlpha != st.nBeta {
 		// Restricted open shell: β has only the doubly occupied orbitals.
 		o.Energies = append(o.Energies, o.Energies[0])

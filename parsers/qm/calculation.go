@@ -63,6 +63,23 @@ type Orbitals struct {
 	// HOMO is the 0-based index of the highest occupied orbital per spin
 	// (-1 if a spin has no occupied orbital), as cclib's homos.
 	HOMO []int `json:"homo_index"`
+	// First is the 0-based index of the orbital Energies[s][0] stands for:
+	// 0 when all orbitals are listed, more when the program printed only a
+	// window around the frontier orbitals (xtb, NWChem for large molecules).
+	First int `json:"first_index,omitempty"`
+}
+
+// Energy returns the energy (Eh) of orbital i (0-based, counting all
+// orbitals) of spin s, if it was printed.
+func (o *Orbitals) Energy(s, i int) (float64, bool) {
+	if o == nil || s < 0 || s >= len(o.Energies) {
+		return 0, false
+	}
+	i -= o.First
+	if i < 0 || i >= len(o.Energies[s]) {
+		return 0, false
+	}
+	return o.Energies[s][i], true
 }
 
 // HOMOEnergy returns the HOMO energy (Eh) of spin s (0 = α, 1 = β).
@@ -70,11 +87,10 @@ func (o *Orbitals) HOMOEnergy(s int) (float64, bool) {
 	if o == nil || s < 0 || s >= len(o.HOMO) || s >= len(o.Energies) {
 		return 0, false
 	}
-	h := o.HOMO[s]
-	if h < 0 || h >= len(o.Energies[s]) {
+	if o.HOMO[s] < 0 {
 		return 0, false
 	}
-	return o.Energies[s][h], true
+	return o.Energy(s, o.HOMO[s])
 }
 
 // LUMOEnergy returns the LUMO energy (Eh) of spin s (0 = α, 1 = β).
@@ -82,11 +98,7 @@ func (o *Orbitals) LUMOEnergy(s int) (float64, bool) {
 	if o == nil || s < 0 || s >= len(o.HOMO) || s >= len(o.Energies) {
 		return 0, false
 	}
-	l := o.HOMO[s] + 1
-	if l < 0 || l >= len(o.Energies[s]) {
-		return 0, false
-	}
-	return o.Energies[s][l], true
+	return o.Energy(s, o.HOMO[s]+1)
 }
 
 // Dipole is a dipole moment in debye.

@@ -88,18 +88,22 @@ func Expected() map[string]Expect {
 		// NWChem. EXPECTED.md asserts len(vibfreqs) == 3N (60) for dvb_ir:
 		// cclib keeps NWChem's translations and rotations, we drop them
 		// (see package nwchem), so 3N − 6 = 54 here.
-		"nwchem/basicNWChem7.0/dvb_sp_hf.out":                  with(sp, func(e *Expect) { e.SCF, e.SCFTol, e.Version = dvbHF, dvbHFTol, "7.0.0" }),
-		"nwchem/basicNWChem7.0/dvb_sp_ks.out":                  with(sp, func(e *Expect) { e.Version = "7.0.0" }),
-		"nwchem/basicNWChem7.0/dvb_un_sp_ks.out":               un,
-		"nwchem/basicNWChem7.0/dvb_gopt_ks.out":                gopt,
-		"nwchem/basicNWChem7.0/dvb_ir.out":                     with(gir, func(e *Expect) { e.Rot = nil }),
-		"nwchem/basicNWChem6.5/dvb_sp_ks.out":                  with(sp, func(e *Expect) { e.Version = "6.5" }),
-		"nwchem/NWChem6.0/dvb_gopt_hf_unconverged.out":         {Opt: -1, Version: "6.0", Success: -1},
-		"nwchem/NWChem6.5/stopiter_nwchem_dft.out":             {SCFIters: 3, Version: "6.5", Success: -1},
-		"nwchem/generated/water_hf_sto3g_sp_freq.out":          {NAtom: 3, Mult: 1, SCF: -74.965901191787, SCFTol: 1e-12, NVib: 3, MaxVib: 4390.87, MaxVibTol: 0.01, ZPE: 0.024367, ZPETol: 1e-9, Opt: 1, Success: 1, Version: "7.0.2"},
-		"nwchem/generated/oh_radical_uhf_631gs_sp.out":         {NAtom: 2, Mult: 2, Homos: []int{4, 3}, SCF: -75.223225876509, SCFTol: 1e-12, Success: 1, Version: "7.0.2"},
-		"nwchem/generated/oh_radical_uhf_631gs_sp_nosym.out":   {NAtom: 2, Mult: 2, Homos: []int{4, 3}, SCF: -75.382142655334, SCFTol: 1e-12, Success: 1, Version: "7.0.2"},
-		"nwchem/generated/water_b3lyp_631gs_sp.out":            {NAtom: 3, Mult: 1, Homos: []int{4}, SCF: -76.408731344415, SCFTol: 1e-12, Success: 1, Version: "7.0.2"},
+		"nwchem/basicNWChem7.0/dvb_sp_hf.out":                with(sp, func(e *Expect) { e.SCF, e.SCFTol, e.Version = dvbHF, dvbHFTol, "7.0.0" }),
+		"nwchem/basicNWChem7.0/dvb_sp_ks.out":                with(sp, func(e *Expect) { e.Version = "7.0.0" }),
+		"nwchem/basicNWChem7.0/dvb_un_sp_ks.out":             un,
+		"nwchem/basicNWChem7.0/dvb_gopt_ks.out":              gopt,
+		"nwchem/basicNWChem7.0/dvb_ir.out":                   with(gir, func(e *Expect) { e.Rot = nil }),
+		"nwchem/basicNWChem6.5/dvb_sp_ks.out":                with(sp, func(e *Expect) { e.Version = "6.5" }),
+		"nwchem/NWChem6.0/dvb_gopt_hf_unconverged.out":       {Opt: -1, Version: "6.0", Success: -1},
+		"nwchem/NWChem6.5/stopiter_nwchem_dft.out":           {SCFIters: 3, Version: "6.5", Success: -1},
+		"nwchem/generated/water_hf_sto3g_sp_freq.out":        {NAtom: 3, Mult: 1, SCF: -74.965901191787, SCFTol: 1e-12, NVib: 3, MaxVib: 4390.87, MaxVibTol: 0.01, ZPE: 0.024367, ZPETol: 1e-9, Opt: 1, Success: 1, Version: "7.0.2"},
+		"nwchem/generated/oh_radical_uhf_631gs_sp.out":       {NAtom: 2, Mult: 2, Homos: []int{4, 3}, SCF: -75.223225876509, SCFTol: 1e-12, Success: 1, Version: "7.0.2"},
+		"nwchem/generated/oh_radical_uhf_631gs_sp_nosym.out": {NAtom: 2, Mult: 2, Homos: []int{4, 3}, SCF: -75.382142655334, SCFTol: 1e-12, Success: 1, Version: "7.0.2"},
+		"nwchem/generated/water_b3lyp_631gs_sp.out":          {NAtom: 3, Mult: 1, Homos: []int{4}, SCF: -76.408731344415, SCFTol: 1e-12, Success: 1, Version: "7.0.2"},
+		// xtb: the values xtb 6.5.1 printed (EXPECTED.md, generated files).
+		"xtb/generated/water_gfn2_ohess.out": {NAtom: 3, Mult: 1, Homos: []int{3}, SCF: -5.070544374389, SCFTol: 1e-12,
+			NVib: 3, MaxVib: 3651.66, MaxVibTol: 1e-6, ZPE: 0.020125046264, ZPETol: 1e-12,
+			H: -5.046638309549, G: -5.068037277875, HGTol: 1e-12, Opt: 1, Success: 1, Version: "6.5.1"},
 		"nwchem/generated/water_hf_sto3g_scf_notconverged.out": {NAtom: 3, Mult: 1, SCF: -74.962191606414, SCFTol: 1e-12, Success: -1, Version: "7.0.2"},
 	}
 }

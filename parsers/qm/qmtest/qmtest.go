@@ -254,7 +254,11 @@ func CompareCclib(t *testing.T, rel string, c *qm.Calculation, r Ref, tally *Tal
 		n := len(c.SCFEnergies())
 		check("n_scf_energies", n == *r.NSCF, "got %d want %d", n, *r.NSCF)
 	}
-	if r.Homos != nil {
+	if r.Homos != nil && c.Program == qm.XTB {
+		// cclib master reads xtb 6.5's eV column as hartree and marks every
+		// occupied orbital a HOMO (parsers/xtb TestCclibOrbitalsWrong).
+		tally.Skip["homo_index"]++
+	} else if r.Homos != nil {
 		var got []int
 		if c.Orbitals != nil {
 			got = c.Orbitals.HOMO

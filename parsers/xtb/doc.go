@@ -1,0 +1,43 @@
+// Package xtb parses the standard output of the xtb program (Grimme's
+// extended tight-binding methods GFN0/1/2-xTB and GFN-FF, versions 6.x)
+// into a qm.Calculation in one streaming pass with bounded memory, tolerant
+// of truncated and failed runs. One xtb run (e.g. --ohess: optimisation then
+// Hessian) is one calculation.
+//
+// Conventions:
+//   - Method is the Hamiltonian xtb names ("GFN2-xTB"); there is no basis
+//     set. Charge is the "total charge" of the summary; xtb prints no
+//     multiplicity: it is the number of unpaired electrons given with
+//     --uhf/-u in the program call, plus one, or else 1 for an even and 2
+//     for an odd number of electrons (xtb's own default).
+//   - SCF energies are the "total energy" of each single point summary and
+//     of each optimisation cycle, one per geometry: the first cycle
+//     re-evaluates the starting geometry and is not repeated, and the final
+//     single point replaces the last cycle's rounded energy with its full
+//     precision.
+//   - Orbital energies come from the "Energy/Eh" column of the orbital table,
+//     never the "Energy/eV" column (cclib master reads the eV column as
+//     hartree, 27.2× too large). xtb prints only a window around the
+//     frontier orbitals for larger molecules; qm.Orbitals.First says where
+//     it starts.
+//   - Geometry: xtb prints coordinates only for the final structure of an
+//     optimisation (xyz in Å, or Turbomole $coord in bohr); a single point
+//     has no geometry in its log.
+//   - Frequencies are the projected ones; xtb lists all 3N modes and the
+//     translations and rotations (3N minus the "# frequencies" of the
+//     thermochemistry, or 6 / 5 for linear molecules) are dropped, as
+//     Gaussian, ORCA and Psi4 never print them (cclib keeps them).
+//   - Dipole: xtb prints the "full" dipole components in atomic units and
+//     only the total in debye; components are converted with
+//     qm.AtomicUnitDipoleToDebye.
+//   - Mulliken charges are the "q" column of the property printout (for GFN2
+//     the Mulliken charges xtb's self-consistent charges use).
+//   - Thermochemistry: ZPE, "TOTAL ENTHALPY" and "TOTAL FREE ENERGY" (Eh) and
+//     the temperature of the last thermochemistry row; rotational constants
+//     are converted from cm⁻¹ with qm.WavenumberToGHz.
+//   - Normal termination: "finished run" printed and no "[ERROR]" or
+//     "abnormal termination".
+//
+// There is no maintained Go library for xtb output; cclib (Python) is the
+// reference this parser is tested against, with the values xtb prints.
+package xtb
