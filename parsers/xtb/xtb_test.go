@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/molgraph/molgraph/parsers/xtb"
 	"github.com/molgraph/molgraph/parsers/qm/qmtest"
+	"github.com/molgraph/molgraph/parsers/xtb"
 )
 
 // TestCorpus checks every xtb log of ../shared/qm-corpus against cclib
