@@ -267,6 +267,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 		fmt.Fprintln(out, r.line())
 	}
 	rep.Load1 = loadAvg()
+	rep.VirtuosoServer = vt.server
 	ok = rep.print(out)
 	if err := rep.writeMarkdown(cfg.cacheRoot, out); err != nil {
 		fmt.Fprintln(out, "report:", err)

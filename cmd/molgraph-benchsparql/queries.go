@@ -92,6 +92,7 @@ type endpoint struct {
 	virtuoso bool
 	timeout  time.Duration // Virtuoso: sent as its timeout parameter
 	client   *http.Client
+	server   string // the Server header of the last answer
 }
 
 // errTimeout marks a query that ran past the timeout.
@@ -140,6 +141,7 @@ func (e *endpoint) exec(ctx context.Context, q query) (ans *answer, took time.Du
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	took = time.Since(t0)
+	e.server = strings.TrimSpace(resp.Header.Get("Server"))
 	if err != nil {
 		if isTimeout(err) {
 			return nil, took, errTimeout

@@ -19,11 +19,13 @@ type report struct {
 	Timeout       time.Duration
 	Load0, Load1  string
 	Commit        string
-	Build         *buildStats
-	Export        *exportStats
-	VirtuosoLoad  time.Duration
-	VirtuosoMem   int64
-	Results       []queryResult
+	// VirtuosoServer is the Server header of Virtuoso's answers (its version).
+	VirtuosoServer string
+	Build          *buildStats
+	Export         *exportStats
+	VirtuosoLoad   time.Duration
+	VirtuosoMem    int64
+	Results        []queryResult
 }
 
 func ms(d time.Duration) string {
@@ -154,6 +156,9 @@ func (rep *report) writeMarkdown(dir string, out io.Writer) error {
 	fmt.Fprintf(&b, "# make bench-sparql, %s\n\n", now.Format(time.RFC3339))
 	if rep.Commit != "" {
 		fmt.Fprintf(&b, "molgraph %s. ", rep.Commit)
+	}
+	if rep.VirtuosoServer != "" {
+		fmt.Fprintf(&b, "%s. ", rep.VirtuosoServer)
 	}
 	fmt.Fprintf(&b, "%d generated molecules (seed %d); a warm-up and the median of %d runs per query and store; timeout %s; load average %s before the queries, %s after.\n\n",
 		rep.N, rep.Seed, rep.Runs, rep.Timeout, rep.Load0, rep.Load1)
