@@ -28,6 +28,9 @@ type View struct {
 	buf    []byte
 	closed bool
 	pinned bool // Close unpins ts (NewView); a view at a caller's ts does not
+	// cols are the store's columns when they were built from ts (nil
+	// otherwise): triple scans with the predicate bound read them.
+	cols *Columns
 }
 
 // MatchOptions tune View.Match and View.NumericRange.
@@ -57,9 +60,17 @@ func (s *Store) NewView() (*View, error) {
 // viewAt returns a view of the commit at ts, which the caller keeps pinned
 // until the view is closed.
 func (s *Store) viewAt(ts uint64) *View {
-	return &View{s: s, ts: ts, txn: s.db.NewTransactionAt(ts, false),
+	v := &View{s: s, ts: ts, txn: s.db.NewTransactionAt(ts, false),
 		ids: make(map[quad.Value]uint64), counts: make(map[uint64][4]uint64)}
+	if c := s.cols.Load(); c != nil && c.ts == ts {
+		v.cols = c
+	}
+	return v
 }
+
+// Columns returns the columns the view reads, nil when it has none (not
+// built yet, or built from another commit).
+func (v *View) Columns() *Columns { return v.cols }
 
 // Close releases the view's iterators, transaction and snapshot. It always
 // returns nil.
@@ -214,6 +225,28 @@ func (v *View) MatchIDs(ctx context.Context, p Pattern, opt MatchOptions, fn fun
 		return nil
 	}
 	triples := opt.Triples && !mask[3]
+	out := quad.Quad{Subject: terms[0], Predicate: terms[1], Object: terms[2], Label: terms[3]}
+	// Bound terms are reported as given, but for types whose Go value
+	// does not round-trip exactly (time zones), which are decoded.
+	var decode [4]bool
+	for d := range decode {
+		decode[d] = (!mask[d] && !(d == 3 && triples) || mask[d] && !cacheable(terms[d])) && !opt.Skip[d]
+	}
+	if triples && mask[1] && v.cols != nil {
+		return v.cols.scan(ctx, bound, mask, func(q ids) error {
+			for d := 0; d < 3; d++ {
+				if !decode[d] {
+					continue
+				}
+				t, err := v.name(q[d])
+				if err != nil {
+					return fmt.Errorf("match: %w", err)
+				}
+				out.Set(quad.Direction(d+1), t)
+			}
+			return fn(out, q)
+		})
+	}
 	sp, err := v.plan(bound, mask)
 	if err != nil {
 		return fmt.Errorf("match: %w", err)
@@ -222,13 +255,6 @@ func (v *View) MatchIDs(ctx context.Context, p Pattern, opt MatchOptions, fn fun
 	defer v.put(it)
 	var prev ids
 	havePrev := false
-	out := quad.Quad{Subject: terms[0], Predicate: terms[1], Object: terms[2], Label: terms[3]}
-	// Bound terms are reported as given, but for types whose Go value
-	// does not round-trip exactly (time zones), which are decoded.
-	var decode [4]bool
-	for d := range decode {
-		decode[d] = (!mask[d] && !(d == 3 && triples) || mask[d] && !cacheable(terms[d])) && !opt.Skip[d]
-	}
 	return scanIter(ctx, it, &sp, func(q ids) error {
 		if triples {
 			// With the label open, the label is the last dimension of

@@ -83,7 +83,15 @@ type Options struct {
 	// dropped. Below it they stay, so reads do not fault them back in.
 	TrimInterval time.Duration
 	TrimAboveMB  int
+	// ColumnsMaxTriples bounds the in-memory columns (columns.go): a
+	// store with more quads builds none (default DefaultColumnsMaxTriples,
+	// 16 bytes per triple; negative: never build them).
+	ColumnsMaxTriples int64
 }
+
+// DefaultColumnsMaxTriples is Options.ColumnsMaxTriples when it is 0:
+// 32 M triples, 512 MB of columns.
+const DefaultColumnsMaxTriples = 32 << 20
 
 func (o Options) withDefaults() Options {
 	if o.CacheEntries <= 0 {
@@ -103,6 +111,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TrimAboveMB == 0 {
 		o.TrimAboveMB = 512
+	}
+	if o.ColumnsMaxTriples == 0 {
+		o.ColumnsMaxTriples = DefaultColumnsMaxTriples
 	}
 	return o
 }
@@ -168,6 +179,11 @@ type Store struct {
 	bgStop           context.CancelFunc
 
 	trimStop, trimDone chan struct{} // the table trimmer (trim_linux.go)
+
+	// cols are the columns of a recent commit (columns.go); colb builds
+	// them.
+	cols atomic.Pointer[Columns]
+	colb *columnBuilder
 
 	closed    atomic.Bool
 	recovered bool
@@ -243,6 +259,7 @@ func Open(dir string, opt Options) (*Store, error) {
 	s.wmu.Lock()
 	s.startFilterBuild(2 * s.st.nodes)
 	s.wmu.Unlock()
+	s.startColumns()
 	if opt.TrimInterval > 0 {
 		s.trimStop, s.trimDone = make(chan struct{}), make(chan struct{})
 		go s.trimTables(dir, opt.TrimInterval, int64(opt.TrimAboveMB)<<20)
@@ -273,6 +290,7 @@ func (s *Store) Close() error {
 // the table trimmer.
 func (s *Store) stopBackground() {
 	s.bgStop()
+	s.stopColumns()
 	s.bg.Wait()
 	s.stopTrim()
 }
@@ -630,6 +648,7 @@ func (s *Store) commit(o commitOpts, write func(w *batchWriter) error) (uint64, 
 	}
 	s.readTs.Store(ts)
 	s.updateDiscard()
+	s.kickColumns()
 	return ts, nil
 }
 

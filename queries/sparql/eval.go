@@ -130,6 +130,8 @@ type exec struct {
 	// procedure calls (nil: none).
 	procs      Procedures
 	procSplits map[*nBGP]*procSplit
+	// unused marks the variables scans need not decode (unused.go).
+	unused []bool
 }
 
 // alloc charges n bytes of a table to the query's memory budget.
@@ -191,7 +193,7 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{},
 		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
 		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, now: opts.Now,
-		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}}
+		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}, unused: unusedVars(q)}
 	if ex.now.IsZero() {
 		ex.now = time.Now()
 	}
@@ -899,12 +901,23 @@ func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager b
 	}
 	if rid != nil && !gv.named && gv.gvar < 0 && ex.defaults == nil {
 		var cbErr error
-		err := ex.idm.MatchTriplesIDs(ex.ctx, graph.Pattern{Subject: s, Predicate: p, Object: o}, [3]bool{}, func(q quad.Quad, id [3]uint64) error {
+		// Unused variables are bound without decoding their terms.
+		var skip [3]bool
+		for i, t := range [3]term{tp.s, tp.p, tp.o} {
+			skip[i] = t.isVar() && ex.unused[t.slot] && r[t.slot] == nil
+		}
+		err := ex.idm.MatchTriplesIDs(ex.ctx, graph.Pattern{Subject: s, Predicate: p, Object: o}, skip, func(q quad.Quad, id [3]uint64) error {
 			if err := ex.tick(); err != nil {
 				cbErr = err
 				return err
 			}
-			cbErr = ex.bindTriple(tp, r, rid, [3]quad.Value{q.Subject, q.Predicate, q.Object}, &id, next)
+			t := [3]quad.Value{q.Subject, q.Predicate, q.Object}
+			for i, sk := range skip {
+				if sk {
+					t[i] = unusedTerm
+				}
+			}
+			cbErr = ex.bindTriple(tp, r, rid, t, &id, next)
 			return cbErr
 		})
 		return ex.sourceErr(err, cbErr)

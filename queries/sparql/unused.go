@@ -1,0 +1,171 @@
+package sparql
+
+import "github.com/cayleygraph/quad"
+
+// Unused variables. A variable that occurs once in the whole query, in one
+// triple pattern, and is read nowhere else (not projected, not in an
+// expression, not joined) but possibly counted by COUNT(?v), only needs to
+// be bound, not known: "?s a ?c" in SELECT ?c (COUNT(?s) AS ?n) ... GROUP
+// BY ?c. Scans leave such a variable's term undecoded and bind it to
+// unusedTerm, which no one sees. Decoding is most of the cost of a scan
+// served from the store's columns.
+
+// unusedTerm is what an unused variable is bound to.
+const unusedTerm = quad.BNode("\x00unused")
+
+// unusedVars returns, per slot, whether the variable is unused in q.
+func unusedVars(q *Query) []bool {
+	uses := make([]int, len(q.vars))
+	u := &useCounter{uses: uses}
+	u.sel(q.sel)
+	for _, tp := range q.template {
+		u.term(tp.s, 2)
+		u.term(tp.p, 2)
+		u.term(tp.o, 2)
+	}
+	for _, t := range q.describe {
+		u.term(t, 2)
+	}
+	out := make([]bool, len(q.vars))
+	if q.form == Describe {
+		return out
+	}
+	for v, n := range uses {
+		out[v] = n == 1 && u.inBGP[v]
+	}
+	return out
+}
+
+// useCounter counts the uses of each variable: 1 for an occurrence in a
+// triple pattern, 2 for a read of its value.
+type useCounter struct {
+	uses  []int
+	inBGP map[int]bool
+}
+
+func (u *useCounter) slot(s, n int) {
+	if s >= 0 && s < len(u.uses) {
+		u.uses[s] += n
+	}
+}
+
+func (u *useCounter) term(t term, n int) {
+	if t.isVar() {
+		u.slot(t.slot, n)
+	}
+}
+
+func (u *useCounter) sel(sq *selectQuery) {
+	for _, p := range sq.proj {
+		u.slot(p.slot, 2)
+		if p.e != nil {
+			u.expr(p.e)
+		}
+	}
+	for _, g := range sq.groupBy {
+		u.expr(g.e)
+		u.slot(g.slot, 2)
+	}
+	for _, h := range sq.having {
+		u.expr(h)
+	}
+	for _, a := range sq.aggs {
+		u.slot(a.slot, 2)
+		if _, isVar := a.arg.(*eVar); isVar && a.name == "COUNT" && !a.distinct {
+			continue // counts bound values: the value is not read
+		}
+		if a.arg != nil {
+			u.expr(a.arg)
+		}
+	}
+	for _, o := range sq.orderBy {
+		u.expr(o.e)
+	}
+	if sq.values != nil {
+		u.node(sq.values)
+	}
+	u.node(sq.where)
+}
+
+func (u *useCounter) node(n node) {
+	switch x := n.(type) {
+	case *nBGP:
+		for _, tp := range x.pats {
+			if tp.path != nil {
+				u.term(tp.s, 2)
+				u.term(tp.o, 2)
+				continue
+			}
+			for _, t := range [3]term{tp.s, tp.p, tp.o} {
+				if t.isVar() {
+					u.slot(t.slot, 1)
+					if u.inBGP == nil {
+						u.inBGP = map[int]bool{}
+					}
+					u.inBGP[t.slot] = true
+				}
+			}
+		}
+	case *nJoin:
+		u.node(x.l)
+		u.node(x.r)
+	case *nLeftJoin:
+		u.node(x.l)
+		u.node(x.r)
+		if x.cond != nil {
+			u.expr(x.cond)
+		}
+	case *nUnion:
+		u.node(x.l)
+		u.node(x.r)
+	case *nMinus:
+		u.node(x.l)
+		u.node(x.r)
+	case *nFilter:
+		for _, c := range x.conds {
+			u.expr(c)
+		}
+		u.node(x.p)
+	case *nExtend:
+		u.slot(x.slot, 2)
+		u.expr(x.e)
+		u.node(x.p)
+	case *nValues:
+		for _, s := range x.slots {
+			u.slot(s, 2)
+		}
+	case *nGraph:
+		u.term(x.g, 2)
+		u.node(x.p)
+	case *nSub:
+		u.sel(x.q)
+	}
+}
+
+func (u *useCounter) expr(e expr) {
+	switch x := e.(type) {
+	case *eVar:
+		u.slot(x.slot, 2)
+	case *eOp:
+		for _, a := range x.args {
+			u.expr(a)
+		}
+	case *eCall:
+		for _, a := range x.args {
+			u.expr(a)
+		}
+	case *eFunc:
+		for _, a := range x.args {
+			u.expr(a)
+		}
+	case *eIn:
+		u.expr(x.left)
+		for _, a := range x.list {
+			u.expr(a)
+		}
+	case *eExists:
+		u.node(x.p)
+	case *eAgg:
+		u.slot(x.slot, 2)
+	}
+}
