@@ -19,6 +19,7 @@ import (
 	"github.com/molgraph/molgraph/parsers/qm"
 	"github.com/molgraph/molgraph/queries/graphql"
 	"github.com/molgraph/molgraph/queries/sparql"
+	"github.com/molgraph/molgraph/search"
 )
 
 // Errors of the HTTP layer itself; handlers wrap them (fmt.Errorf with %w)
@@ -145,6 +146,9 @@ func errorTable() []errorRow {
 		{is(sparql.ErrTimeout), http.StatusServiceUnavailable, "query_timeout"},
 		{is(sparql.ErrUnsupported), http.StatusBadRequest, "unsupported_query"},
 		{is(sparql.ErrBadCall), http.StatusBadRequest, "invalid_query"},
+		// structure search (handlers/search.go)
+		{is(search.ErrInvalidQuery), http.StatusUnprocessableEntity, "invalid_query"},
+		{is(search.ErrBadOptions), http.StatusBadRequest, "invalid_request"},
 		// GraphQL: a query refused by a limit (handlers/graphql.go)
 		{is(graphql.ErrTooComplex), http.StatusBadRequest, "query_too_complex"},
 		// admission control (handlers/admission.go)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -22,6 +23,7 @@ import (
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/parsers/qm"
 	"github.com/molgraph/molgraph/queries/sparql"
+	"github.com/molgraph/molgraph/search"
 	"github.com/molgraph/molgraph/shapes"
 )
 
@@ -72,6 +74,12 @@ type Config struct {
 	TempDirs *subproc.TempDirs
 	// Query bounds SPARQL and GraphQL queries (zero fields take defaults).
 	Query QueryLimits
+	// Search is the structure-search index of /v1/molecules/search (nil:
+	// the route answers 503 not_ready).
+	Search *search.Index
+	// SearchTimeout bounds one structure search (default
+	// DefaultSearchTimeout).
+	SearchTimeout time.Duration
 	// SPARQLProcedures are the search procedures SPARQL queries may call
 	// (sparql.Options.Procedures; nil: none).
 	SPARQLProcedures sparql.Procedures
@@ -175,6 +183,7 @@ func (s *Server) resources() []resource {
 		s.receptorsResource(),
 		s.dockingResource(),
 		s.pageResource(),
+		s.searchResource(),
 	}
 }
 

@@ -683,6 +683,7 @@ func (s *Server) serviceDescription(w http.ResponseWriter, r *http.Request, stor
 	if n, _, err := store.Stats(r.Context()); err == nil {
 		qs = append(qs, quad.Quad{Subject: dg, Predicate: quad.IRI(voidNS + "triples"), Object: ontology.Integer(n)})
 	}
+	qs = append(qs, searchProcedureQuads(svc, sd, s.cfg.SPARQLProcedures)...)
 	return writeDescription(w, r, qs)
 }
 

@@ -86,6 +86,9 @@ type Index struct {
 	mu   sync.Mutex // appliers
 	cur  atomic.Pointer[view]
 	slot chan struct{} // matching batches in flight, all searches together
+	// known holds the molecules applied while Open runs (nil after), so
+	// that an entry seen both by the load and by a commit counts once.
+	known map[string]struct{}
 }
 
 // Entries returns the side entries that register a molecule with the
@@ -155,8 +158,10 @@ func (v *view) add(suffix []byte, m, p *chem.FP) {
 
 // Open loads the index of store's molecules, rebuilding missing entries
 // from the graph (see doc.go), and keeps it up to date with every later
-// commit. pool serves exact searches by SMILES, InChI or molfile; base is
-// the IRI base of molecule IRIs.
+// commit. Molecules may be registered while it opens: it watches the
+// store's commits before it reads, and drops what it sees twice. pool
+// serves exact searches by SMILES, InChI or molfile; base is the IRI base
+// of molecule IRIs.
 func Open(ctx context.Context, store *graph.Store, pool *chem.Pool, base string, opt Options) (*Index, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
@@ -164,46 +169,48 @@ func Open(ctx context.Context, store *graph.Store, pool *chem.Pool, base string,
 	if !strings.HasSuffix(base, "/") {
 		base += "/"
 	}
-	x := &Index{store: store, pool: pool, base: base, opt: opt, slot: make(chan struct{}, opt.Workers)}
-	v := &view{}
-	x.cur.Store(v)
-	x.mu.Lock()
-	loaded := map[string]struct{}{}
+	x := &Index{store: store, pool: pool, base: base, opt: opt, slot: make(chan struct{}, opt.Workers),
+		known: map[string]struct{}{}}
+	x.cur.Store(&view{})
+	store.WatchSide(x.apply)
+	scanned := map[string]struct{}{}
 	var bad [][]byte
+	var chunk []graph.SideEntry
 	err := store.ScanSide(ctx, []byte(prefixFP), func(k, val []byte) error {
-		suffix, m, p, err := decodeFP(k, val)
-		if err != nil {
+		if _, _, _, err := decodeFP(k, val); err != nil {
 			bad = append(bad, bytes.Clone(k))
 			return nil
 		}
-		s := string(suffix)
-		if _, dup := loaded[s]; dup {
-			return nil
+		scanned[string(k[len(prefixFP)+len(ontology.MoleculeIDPrefix):])] = struct{}{}
+		chunk = append(chunk, graph.SideEntry{Key: bytes.Clone(k), Value: bytes.Clone(val)})
+		if len(chunk) == 4096 {
+			x.apply(chunk)
+			chunk = chunk[:0]
 		}
-		loaded[s] = struct{}{}
-		v.add(suffix, m, p)
 		return nil
 	})
 	if err != nil {
-		x.mu.Unlock()
 		return nil, fmt.Errorf("search: load: %w", err)
 	}
-	v.trim()
+	x.apply(chunk)
+	x.mu.Lock()
+	t := *x.cur.Load()
+	t.trim()
+	x.cur.Store(&t)
 	x.mu.Unlock()
-	// Nothing may write molecules during Open (serve opens the index
-	// before it serves or resumes jobs): later commits are applied as
-	// they happen.
-	store.WatchSide(x.apply)
 	n, err := store.EstimateCount(ctx, graph.Pattern{Predicate: ontology.RDFType, Object: ontology.MoleculeClass})
 	if err != nil {
 		return nil, fmt.Errorf("search: count molecules: %w", err)
 	}
-	if n != int64(len(loaded)) || len(bad) > 0 {
-		if err := x.reconcile(ctx, loaded, bad); err != nil {
+	if n != int64(x.Len()) || len(bad) > 0 {
+		if err := x.reconcile(ctx, scanned, bad); err != nil {
 			return nil, err
 		}
 	}
-	x.logf("search: %d molecules indexed (%d fingerprint entries loaded)", x.Len(), len(loaded))
+	x.mu.Lock()
+	x.known = nil
+	x.mu.Unlock()
+	x.logf("search: %d molecules indexed (%d fingerprint entries loaded)", x.Len(), len(scanned))
 	return x, nil
 }
 
@@ -260,6 +267,12 @@ func (x *Index) apply(kvs []graph.SideEntry) {
 		if err != nil {
 			x.logf("search: %v", err)
 			continue
+		}
+		if x.known != nil {
+			if _, dup := x.known[string(suffix)]; dup {
+				continue
+			}
+			x.known[string(suffix)] = struct{}{}
 		}
 		if nv == nil {
 			c := *old
@@ -321,9 +334,9 @@ func (x *Index) idOf(iri quad.IRI) string {
 // reconcile makes the stored entries match the molecules of the graph:
 // entries are computed for molecules without one, and stray or unreadable
 // entries deleted (see doc.go).
-func (x *Index) reconcile(ctx context.Context, loaded map[string]struct{}, bad [][]byte) error {
+func (x *Index) reconcile(ctx context.Context, scanned map[string]struct{}, bad [][]byte) error {
 	var missing []quad.IRI
-	seen := make(map[string]struct{}, len(loaded))
+	seen := make(map[string]struct{}, len(scanned))
 	var after quad.IRI
 	for {
 		page, more, err := x.store.ListByClass(ctx, ontology.MoleculeClass, after, 1000)
@@ -337,7 +350,10 @@ func (x *Index) reconcile(ctx context.Context, loaded map[string]struct{}, bad [
 			}
 			suffix := id[len(ontology.MoleculeIDPrefix):]
 			seen[suffix] = struct{}{}
-			if _, ok := loaded[suffix]; !ok {
+			x.mu.Lock()
+			_, ok := x.known[suffix]
+			x.mu.Unlock()
+			if !ok {
 				missing = append(missing, iri)
 			}
 		}
@@ -351,7 +367,9 @@ func (x *Index) reconcile(ctx context.Context, loaded map[string]struct{}, bad [
 	for _, k := range bad {
 		dels = append(dels, graph.SideEntry{Key: k})
 	}
-	for s := range loaded {
+	// Only entries of the load can be stray: a molecule committed since
+	// may be missing from the listing but exists.
+	for s := range scanned {
 		if _, ok := seen[s]; !ok {
 			gone[s] = true
 			id := ontology.MoleculeIDPrefix + s

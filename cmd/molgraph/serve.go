@@ -22,6 +22,7 @@ import (
 	"github.com/molgraph/molgraph/parsers/psi4"
 	"github.com/molgraph/molgraph/parsers/qm"
 	"github.com/molgraph/molgraph/parsers/xtb"
+	"github.com/molgraph/molgraph/search"
 	"github.com/molgraph/molgraph/shapes"
 )
 
@@ -70,6 +71,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		return err
 	}
 	defer closeMolecules()
+	// The structure-search index: loaded (or rebuilt) from the store's side
+	// keyspace, then kept up to date by every commit (package search).
+	idx, err := search.Open(ctx, store, mols.Registry.Pool(), cfg.baseIRI, search.Options{
+		Logf: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }})
+	if err != nil {
+		return err
+	}
 	// Unreferenced blobs and the spools of ended batch jobs: collected now,
 	// every blob-gc-interval and after each batch job.
 	gc := graph.NewBlobCollector(store.Blobs(), func(ctx context.Context) (graph.BlobUses, error) {
@@ -111,10 +119,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 			SPARQLMaxQuery: int(cfg.sparqlMaxQuery), SPARQLMaxLiteral: int(cfg.sparqlMaxLiteral),
 			SPARQLMaxMemory: cfg.sparqlMaxMemory,
 			GraphQLMaxDepth: cfg.graphqlMaxDepth, GraphQLMaxCost: cfg.graphqlMaxCost},
-		GraphQL:   handlers.GraphQLLimits{MaxTokens: cfg.graphqlMaxTokens, MaxSelections: cfg.graphqlMaxSelections},
-		Admission: adm,
-		Logger:    log,
-		Version:   version,
+		GraphQL:          handlers.GraphQLLimits{MaxTokens: cfg.graphqlMaxTokens, MaxSelections: cfg.graphqlMaxSelections},
+		Admission:        adm,
+		Logger:           log,
+		Version:          version,
+		Search:           idx,
+		SearchTimeout:    cfg.searchTimeout,
+		SPARQLProcedures: idx.Procedures(),
 	})
 	if err != nil {
 		return err
