@@ -72,6 +72,15 @@ func qmSchemas() map[string]Schema {
 				"validation": Schema{"type": "object", "properties": Schema{
 					"conforms": Schema{"type": "boolean"}, "results": Schema{"type": "array"}}},
 				"links": Schema{"type": "object", "additionalProperties": Schema{"type": "string"}},
+				"step": Schema{"type": "object", "description": "For one job step of a multi-step log: its group, 1-based index and previous step.",
+					"properties": Schema{"group": Schema{"type": "string"}, "index": Schema{"type": "integer"}, "previous": Schema{"type": "string"}}},
+				"steps": Schema{"type": "array", "description": "For a multi-step log (the group): its job steps in order, each a calculation of its own.",
+					"items": Schema{"type": "object", "required": []string{"id", "index", "links"}, "properties": Schema{
+						"id": Schema{"type": "string"}, "index": Schema{"type": "integer"},
+						"job_types": Schema{"type": "array", "items": Schema{"type": "string"}},
+						"method":    Schema{"type": "string"}, "basis_set": Schema{"type": "string"}, "scf_hartree": num,
+						"normal_termination": Schema{"type": "boolean"},
+						"links":              Schema{"type": "object", "additionalProperties": Schema{"type": "string"}}}}},
 			}},
 		"CalculationFeatures": {"type": "object", "required": []string{"id", "features", "units"},
 			"properties": Schema{
@@ -90,7 +99,9 @@ func (s *Server) qmRoutes() []Route {
 			Doc: Doc{Tag: "qm", Summary: "Parse a quantum-chemistry log into a calculation",
 				Description: "Gaussian, ORCA, Psi4, NWChem and xtb logs, detected from their content. The same file bytes give the same id: " +
 					"a second upload answers 200 with the stored record. With validate_ontology=true the triples are checked " +
-					"against the SHACL shapes (GET /v1/shapes) before anything is stored.",
+					"against the SHACL shapes (GET /v1/shapes) before anything is stored. A log with several job steps " +
+					"(Gaussian Link1 jobs, NWChem tasks) becomes one calculation per step, linked in order; the answer is " +
+					"their group, whose steps lists them (each with its own record, triples and features).",
 				Request: &Body{Required: true, Content: map[string]Schema{"multipart/form-data": {"type": "object", "required": []string{"file"},
 					"properties": Schema{
 						"file":              Schema{"type": "string", "contentMediaType": "application/octet-stream"},
@@ -192,15 +203,26 @@ func (s *Server) parseLog(w http.ResponseWriter, r *http.Request) error {
 
 	// The same bytes were parsed before: answer with the stored record.
 	if stored, err := st.Graph(ctx, iri); err == nil {
+		var rep *shapes.Report
+		if up.validate {
+			if rep, err = s.cfg.Gate.Validate(stored); err != nil {
+				return err
+			}
+		}
+		if ontology.IsCalculationGroup(stored) {
+			view, err := s.groupView(ctx, st, stored)
+			if err != nil {
+				return err
+			}
+			view.Validation = rep
+			w.Header().Set("Location", view.Links["self"])
+			return writeJSON(w, http.StatusOK, view)
+		}
 		view, err := s.calculationView(stored)
 		if err != nil {
 			return err
 		}
-		if up.validate {
-			if view.Validation, err = s.cfg.Gate.Validate(stored); err != nil {
-				return err
-			}
-		}
+		view.Validation = rep
 		w.Header().Set("Location", view.Links["self"])
 		return writeJSON(w, http.StatusOK, view)
 	} else if !errors.Is(err, graph.ErrNotFound) {
@@ -210,6 +232,9 @@ func (s *Server) parseLog(w http.ResponseWriter, r *http.Request) error {
 	calc, err := s.cfg.QM.Parse(bytes.NewReader(up.data), up.program)
 	if err != nil {
 		return err
+	}
+	if len(calc.Steps) > 1 {
+		return s.storeSteps(w, r, st, up, sum, calc)
 	}
 	rec := features.Record(calc)
 	rec.Source = &ontology.CalculationSource{Filename: up.filename, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(up.data))}
@@ -275,7 +300,14 @@ func (s *Server) calculationView(quads []quad.Quad) (*calculationView, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &calculationView{CalculationRecord: rec, Links: calculationLinks(rec.ID)}, nil
+	links := calculationLinks(rec.ID)
+	if rec.Step != nil {
+		links["group"] = "/v1/qm/calculations/" + rec.Step.Group
+		if rec.Step.Previous != "" {
+			links["previous"] = "/v1/qm/calculations/" + rec.Step.Previous
+		}
+	}
+	return &calculationView{CalculationRecord: rec, Links: links}, nil
 }
 
 // calculationGraph reads the graph of the calculation named in the path.
@@ -288,6 +320,17 @@ func (s *Server) getCalculation(w http.ResponseWriter, r *http.Request) error {
 	quads, err := s.calculationGraph(r)
 	if err != nil {
 		return err
+	}
+	if ontology.IsCalculationGroup(quads) {
+		st, err := s.graphStore()
+		if err != nil {
+			return err
+		}
+		view, err := s.groupView(r.Context(), st, quads)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, view)
 	}
 	view, err := s.calculationView(quads)
 	if err != nil {
@@ -309,15 +352,39 @@ func (s *Server) calculationFeatures(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	id := ""
+	if ontology.IsCalculationGroup(quads) {
+		// A multi-step log's features are those of its last step, the
+		// result of the whole job (each step has its own features too).
+		g, err := ontology.CalculationGroupFromQuads(quads)
+		if err != nil {
+			return err
+		}
+		st, err := s.graphStore()
+		if err != nil {
+			return err
+		}
+		id = g.ID
+		if quads, err = st.Graph(r.Context(), s.calculationIRI(g.Steps[len(g.Steps)-1])); err != nil {
+			return err
+		}
+	}
 	rec, err := ontology.CalculationFromQuads(quads)
 	if err != nil {
 		return err
+	}
+	if id == "" {
+		id = rec.ID
 	}
 	units := map[string]string{}
 	for _, f := range features.List() {
 		units[f.Name] = f.Unit
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"id": rec.ID, "features": features.FromRecord(&rec), "units": units})
+	out := map[string]any{"id": id, "features": features.FromRecord(&rec), "units": units}
+	if id != rec.ID {
+		out["step"] = rec.ID
+	}
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // allFeatures streams the feature table of every calculation.

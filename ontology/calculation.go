@@ -73,6 +73,18 @@ type CalculationRecord struct {
 	Source *CalculationSource `json:"source,omitempty"`
 	// CreatedAt is when the calculation was stored (UTC); zero if unknown.
 	CreatedAt time.Time `json:"created_at,omitzero"`
+	// Step places the calculation in the multi-step log it was read from
+	// (nil for a single-step log); see CalculationGroup.
+	Step *CalculationStep `json:"step,omitempty"`
+}
+
+// CalculationStep places a calculation in its multi-step log: the group of
+// the upload, its 1-based position, and the step before it (the
+// calculation it was informed by, "" for the first).
+type CalculationStep struct {
+	Group    string `json:"group"`
+	Index    int    `json:"index"`
+	Previous string `json:"previous,omitempty"`
 }
 
 // CalculationAtom is one atom of a geometry: element symbol ("C"; "" for a
@@ -398,6 +410,9 @@ func CalculationQuads(base, id string, rec *CalculationRecord) ([]quad.Quad, err
 	if rec.Source != nil && !validHex64(rec.Source.SHA256) {
 		return nil, fmt.Errorf("ontology: calculation quads: source sha256 %q: %w", rec.Source.SHA256, ErrInvalidCalculation)
 	}
+	if st := rec.Step; st != nil && (!validSegment(st.Group) || st.Index < 1 || st.Previous != "" && !validSegment(st.Previous)) {
+		return nil, fmt.Errorf("ontology: calculation quads: step %+v: %w", *st, ErrInvalidCalculation)
+	}
 	for i, a := range rec.Geometry {
 		if a.Element != "" && !validElement(a.Element) {
 			return nil, fmt.Errorf("ontology: calculation quads: atom %d: element %q: %w", i+1, a.Element, ErrInvalidCalculation)
@@ -633,6 +648,13 @@ func CalculationQuads(base, id string, rec *CalculationRecord) ([]quad.Quad, err
 	}
 	if !rec.CreatedAt.IsZero() {
 		m.add(c, provGeneratedAtTime, DateTime(rec.CreatedAt))
+	}
+	if st := rec.Step; st != nil {
+		m.add(c, mgIsStepOf, ResourceIRI(base, KindCalculation, st.Group))
+		m.add(c, mgStepIndex, Integer(int64(st.Index)))
+		if st.Previous != "" {
+			m.add(c, mgPreviousStep, ResourceIRI(base, KindCalculation, st.Previous))
+		}
 	}
 	return m.grouped(), nil
 }
@@ -1047,10 +1069,25 @@ func CalculationFromQuads(qs []quad.Quad) (CalculationRecord, error) {
 		}
 		rec.CreatedAt = t.UTC()
 	}
+	if grp, ok := g.object(c, mgIsStepOf).(quad.IRI); ok {
+		i, _ := r.integer(c, mgStepIndex)
+		st := &CalculationStep{Group: lastSegment(string(grp)), Index: int(i)}
+		if p, ok := g2iri(r.g.object(c, mgPreviousStep)); ok {
+			st.Previous = lastSegment(p)
+		}
+		rec.Step = st
+	}
 	if r.err != nil {
 		return rec, fmt.Errorf("ontology: calculation from quads: %w", r.err)
 	}
 	return rec, nil
+}
+
+func lastSegment(iri string) string { return iri[strings.LastIndexByte(iri, '/')+1:] }
+
+func g2iri(v quad.Value) (string, bool) {
+	i, ok := v.(quad.IRI)
+	return string(i), ok
 }
 
 // quadIndex maps subject and predicate to objects, in input order.
