@@ -36,6 +36,9 @@ type job struct {
 	lig    *pdbqtLigand
 	flags  int
 	reply  chan raw
+	// call, when set, runs on the worker's thread instead of the pipeline
+	// (other per-thread RDKit work: depictions).
+	call func()
 }
 
 // Options configure a Pool.
@@ -147,6 +150,10 @@ func (p *Pool) run(ready chan<- error, warm bool, nice int) {
 	for {
 		select {
 		case j := <-p.jobs:
+			if j.call != nil {
+				j.call()
+				continue
+			}
 			j.reply <- w.process(j.format, j.text, j.lig, j.flags)
 		case <-p.quit:
 			return
