@@ -34,6 +34,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -946,6 +947,20 @@ func specificCases(t *testing.T) []hostileCase {
 			within: 5 * time.Second, maxRSS: 256},
 		hostileCase{name: "structure/999-carbon-xyz", route: structure, path: "/v1/molecules/{chain}/structure?format=xyz", who: "read",
 			within: 5 * time.Second, maxRSS: 256},
+		hostileCase{name: "image/width-huge", route: "GET /v1/molecules/{id}/image.svg", path: "/v1/molecules/{mol}/image.svg?width=100000000&height=100000000", who: "read", status: 400},
+		hostileCase{name: "image/height-negative", route: "GET /v1/molecules/{id}/image.svg", path: "/v1/molecules/{mol}/image.svg?height=-300", who: "read", status: 400},
+		hostileCase{name: "image/highlight-bad", route: "GET /v1/molecules/{id}/image.svg", path: "/v1/molecules/{mol}/image.svg?highlight=%5BC%28%28", who: "read", status: 400},
+		hostileCase{name: "image/highlight-100KB", route: "GET /v1/molecules/{id}/image.svg", path: "/v1/molecules/{mol}/image.svg?highlight=" + strings.Repeat("C", 100_000), who: "read", status: 400},
+		hostileCase{name: "image/999-carbon", route: "GET /v1/molecules/{id}/image.svg", path: "/v1/molecules/{chain}/image.svg", who: "read", status: 422, code: "too_large_for_2d", within: 2 * time.Second},
+		hostileCase{name: "depict/smiles-10k", route: "GET /v1/depict", path: "/v1/depict?smiles=" + strings.Repeat("C", 10_000), who: "read", status: 400, within: 2 * time.Second},
+		hostileCase{name: "depict/smiles-301-carbons", route: "GET /v1/depict", path: "/v1/depict?smiles=" + strings.Repeat("C", 301), who: "read", status: 422, code: "too_large_for_2d", within: 2 * time.Second},
+		hostileCase{name: "depict/smiles-garbage", route: "GET /v1/depict", path: "/v1/depict?smiles=C1CC%28%28%28%3D%23", who: "read", status: 422, code: "invalid_molecule"},
+		hostileCase{name: "depict/smiles-nul", route: "GET /v1/depict", path: "/v1/depict?smiles=CC%00O", who: "read", status: 422},
+		hostileCase{name: "depict/size-huge", route: "GET /v1/depict", path: "/v1/depict?smiles=CCO&width=2001", who: "read", status: 400},
+		hostileCase{name: "depict/highlight-recursion", route: "GET /v1/depict", path: "/v1/depict?smiles=CCO&highlight=" + url.QueryEscape(strings.Repeat("[$(", 100)+"C"+strings.Repeat(")]", 100)), who: "read", status: 400},
+		hostileCase{name: "depict/highlight-exponential", route: "GET /v1/depict", who: "read", status: 400, within: 3 * time.Second,
+			path: "/v1/depict?smiles=" + url.QueryEscape("C1CC2CC3CC4CC5CC6CC7CC8CC9CC%10CC%11CC%12CC%13CC%14CC%15CC(C1)C%15C%14C%13C%12C%11C%10C9C8C7C6C5C4C3C2") +
+				"&highlight=" + url.QueryEscape("*"+strings.Repeat("~*", 40)+"~[#92]")},
 		hostileCase{name: "molecule-triples/format-bogus", route: molTrip, path: "/v1/molecules/{mol}/triples?format=bogus", who: "read", status: 400},
 		hostileCase{name: "molecule-triples/accept-bogus", route: molTrip, path: "/v1/molecules/{mol}/triples", who: "read", hdr: []string{"Accept", "image/png"}, status: 406},
 	)

@@ -119,6 +119,7 @@ func (s *Server) limits() []limit {
 			limit{name: "3d_workers", help: "3D embeddings at once, apart from the registration workers.", value: float64(e.Workers)},
 			limit{name: "2d_max_heavy_atoms", help: "Most heavy atoms of a molecule whose 2D coordinates GET .../structure computes (422 too_large_for_2d).",
 				value: float64(reg.Pool().Max2DHeavyAtoms())})
+		out = append(out, depictLimits()...)
 	}
 	var al admission.Limits
 	if s.cfg.Admission != nil {

@@ -180,6 +180,7 @@ func (s *Server) resources() []resource {
 		s.queryResource(),
 		s.qmResource(),
 		s.moleculesResource(),
+		s.depictResource(),
 		s.receptorsResource(),
 		s.dockingResource(),
 		s.pageResource(),
