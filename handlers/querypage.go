@@ -30,7 +30,9 @@ import (
 // no form submission, so that a page without script cannot leak the key
 // into a URL), nosniff, and no Referer. The script writes server data into
 // the DOM only through textContent and attributes, and links only http(s)
-// IRIs.
+// IRIs. Depictions (SMILES columns, molecule IRIs, the structure-search
+// grid) are fetched with the key in the Authorization header and shown
+// through blob: URLs (img-src blob:), so the key never appears in a URL.
 //
 // Caching: the page is "no-cache" with an ETag (revalidated, 304 when
 // unchanged). Its assets are referenced as /static/<name>?v=<hash of the
@@ -42,7 +44,7 @@ import (
 var staticFiles embed.FS
 
 // pageCSP is the Content-Security-Policy of the page and its assets.
-const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
+const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' blob:; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // asset is one embedded file as served.

@@ -202,7 +202,7 @@ const readPageJS = `(() => {
     error: e && !e.hidden ? e.textContent : '',
     pre: q('#results pre') ? q('#results pre').textContent : '',
     bool: q('#results .boolean') ? q('#results .boolean').textContent : '',
-    images: qa('#results img, #error img').length,
+    images: qa('#results img:not(.depiction), #error img').length,
     title: document.title,
   };
 })()`
