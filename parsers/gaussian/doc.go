@@ -1,9 +1,12 @@
 // Package gaussian parses Gaussian 03, 09 and 16 output files (.log/.out)
 // into a qm.Calculation: one streaming pass over the lines, bounded memory,
-// tolerant of truncated and failed runs. Multi-step jobs (Link1, e.g.
-// opt then freq) are read as one calculation: geometries, SCF solutions and
-// job types accumulate, and the last analysis of each kind (orbitals,
-// charges, dipole, frequencies, thermochemistry) wins.
+// tolerant of truncated and failed runs. A log with several job steps
+// (compound routes such as "opt freq", which Gaussian runs as Link1 internal
+// job steps, or jobs joined with --Link1--) is read as one calculation per
+// step, returned as a qm.Group: a step starts after a "Normal termination"
+// line, at "Link1:  Proceeding to internal job step" or a new "Entering
+// Gaussian System" header, and inherits the version, charge and
+// multiplicity of the step before unless it prints its own.
 //
 // Geometries are taken from the "Standard orientation" block when Gaussian
 // prints one (the frame of the dipole, rotational constants and normal

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/molgraph/molgraph/parsers/qm"
@@ -22,8 +23,58 @@ func (Parser) Parse(r io.Reader) (*qm.Calculation, error) { return Parse(r) }
 // Gaussian-like was found, or the read error of r (wrapped), in which case
 // the partial calculation is returned too.
 func Parse(r io.Reader) (*qm.Calculation, error) {
+	s := &stepper{p: newParser(nil)}
+	return qm.ParseSteps("gaussian", r, s.line, s.finish)
+}
+
+func newParser(prev *qm.Calculation) *parser {
 	p := &parser{c: &qm.Calculation{Program: qm.Gaussian}, homo: [2]int{-1, -1}}
-	return qm.ParseLines("gaussian", p.c, r, p.line, p.finish)
+	if prev != nil {
+		// A job step starts from the previous one's checkpoint: the same
+		// program, and the same charge and multiplicity unless it prints its own.
+		p.c.ProgramVersion = prev.ProgramVersion
+		p.c.Charge, p.c.Multiplicity = prev.Charge, prev.Multiplicity
+	}
+	return p
+}
+
+// stepper splits a log into its job steps: after a "Normal termination"
+// line, "Link1:  Proceeding to internal job step" (opt freq and other
+// compound routes) or a new "Entering Gaussian System" header (jobs joined
+// with --Link1--) starts the next step, read by a fresh parser.
+type stepper struct {
+	p     *parser
+	steps []*qm.Calculation
+}
+
+func (s *stepper) line(b []byte) {
+	if s.p.normal && len(s.steps) < qm.MaxSteps-1 {
+		t := bytes.TrimSpace(b)
+		if bytes.HasPrefix(t, []byte("Link1:  Proceeding to internal job step")) || bytes.HasPrefix(t, []byte("Entering Gaussian System")) {
+			s.p.finish()
+			s.steps = append(s.steps, s.p.c)
+			s.p = newParser(s.p.c)
+		}
+	}
+	s.p.line(b)
+}
+
+func (s *stepper) finish() []*qm.Calculation {
+	s.p.finish()
+	steps := append(s.steps, s.p.c)
+	// A compound route ("opt freq") names every job in the first step's
+	// route; a job that a later step performed is not the earlier one's.
+	for i, st := range steps[:len(steps)-1] {
+		if st.HasJob(qm.JobFrequency) && len(st.Frequencies) == 0 {
+			for _, later := range steps[i+1:] {
+				if len(later.Frequencies) > 0 {
+					st.JobTypes = slices.DeleteFunc(st.JobTypes, func(j qm.JobType) bool { return j == qm.JobFrequency })
+					break
+				}
+			}
+		}
+	}
+	return steps
 }
 
 type section int
@@ -86,7 +137,10 @@ func (p *parser) line(b []byte) {
 			p.sec = secNone
 			return
 		}
-		p.route.Write(bytes.TrimSpace(b))
+		// Gaussian wraps the route at a fixed width, even inside a keyword,
+		// after one leading space: keep a trailing space, which separates
+		// keywords across lines.
+		p.route.Write(bytes.TrimLeft(bytes.TrimPrefix(b, []byte(" ")), "\t"))
 		if p.route.Len() > 4096 { // not a route section after all
 			p.endRoute()
 			p.sec = secNone
@@ -151,7 +205,7 @@ func (p *parser) line(b []byte) {
 	switch t[0] {
 	case '#':
 		p.route.Reset()
-		p.route.Write(bytes.TrimSpace(b))
+		p.route.Write(bytes.TrimPrefix(b, []byte(" ")))
 		p.sec = secRoute
 	case 'C':
 		switch {
