@@ -87,7 +87,8 @@ func (s *Server) graphqlRoutes() []Route {
 		exec, execErr = graphql.New(s.cfg.Graph, graphql.Options{BaseIRI: s.cfg.BaseIRI,
 			MaxDepth: lim.GraphQLMaxDepth, MaxCost: lim.GraphQLMaxCost, MaxPageSize: DefaultGraphQLMaxPageSize,
 			MaxTokens: gl.MaxTokens, MaxSelections: gl.MaxSelections,
-			MaxFieldsPerName: gl.MaxFieldsPerName, MaxFragmentSpreads: gl.MaxFragmentSpreads})
+			MaxFieldsPerName: gl.MaxFieldsPerName, MaxFragmentSpreads: gl.MaxFragmentSpreads,
+			Search: s.graphqlSearch})
 	}
 	handle := func(w http.ResponseWriter, r *http.Request) error {
 		if execErr != nil {

@@ -88,6 +88,10 @@ type Options struct {
 	// (merged) selection, checked before validation (default
 	// DefaultMaxFragmentSpreads).
 	MaxFragmentSpreads int
+	// Search runs the structure searches of Query.molecules (similarTo,
+	// substructure; see search.go); nil: those arguments give a field
+	// error wrapping ErrSearchUnavailable.
+	Search SearchFunc
 }
 
 // Executor runs GraphQL queries on a Source. It is safe for concurrent use.

@@ -508,6 +508,12 @@ func (rootObject) field(ctx context.Context, x *execution, f *ast.Field, args ma
 			if err != nil {
 				return nil, err
 			}
+			if q, ok, err := searchArgsOf(t, args); err != nil || ok {
+				if err != nil {
+					return nil, err
+				}
+				return x.searchList(ctx, t, q, p)
+			}
 			return x.rootList(ctx, t, p)
 		}
 	}
@@ -518,6 +524,8 @@ func (rootObject) field(ctx context.Context, x *execution, f *ast.Field, args ma
 type conn struct {
 	nodes   []*node
 	hasNext bool
+	// scores, when set, are the search scores of nodes (nil entries: none).
+	scores []*float64
 }
 
 func (c *conn) field(_ context.Context, _ *execution, f *ast.Field, _ map[string]any) (any, error) {
@@ -525,7 +533,10 @@ func (c *conn) field(_ context.Context, _ *execution, f *ast.Field, _ map[string
 	case "edges":
 		out := make([]any, len(c.nodes))
 		for i, n := range c.nodes {
-			out[i] = edge{n}
+			out[i] = edge{n: n}
+			if i < len(c.scores) {
+				out[i] = edge{n: n, score: c.scores[i]}
+			}
 		}
 		return out, nil
 	case "nodes":
@@ -540,7 +551,10 @@ func (c *conn) field(_ context.Context, _ *execution, f *ast.Field, _ map[string
 	return nil, fmt.Errorf("internal: no resolver for connection field %s", f.Name)
 }
 
-type edge struct{ n *node }
+type edge struct {
+	n     *node
+	score *float64
+}
 
 func (e edge) field(_ context.Context, _ *execution, f *ast.Field, _ map[string]any) (any, error) {
 	switch f.Name {
@@ -548,6 +562,11 @@ func (e edge) field(_ context.Context, _ *execution, f *ast.Field, _ map[string]
 		return encodeCursor(e.n.iri), nil
 	case "node":
 		return e.n, nil
+	case "score":
+		if e.score == nil {
+			return nil, nil
+		}
+		return *e.score, nil
 	}
 	return nil, fmt.Errorf("internal: no resolver for edge field %s", f.Name)
 }

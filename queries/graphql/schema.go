@@ -102,7 +102,13 @@ type Query {
 `)
 	for _, r := range rootLists() {
 		fmt.Fprintf(&b, "  %q\n  %s(\"The id (e.g. mol-...).\" id: ID!): %s\n", "One "+r.typ+" by id, or null.", r.single, r.typ)
-		fmt.Fprintf(&b, "  %q\n  %s%s: %sConnection!\n", r.typ+" nodes in IRI order, filtered.", r.plural, listArgs(byName[r.typ], maxPage), r.typ)
+		args, doc := listArgs(byName[r.typ], maxPage), r.typ+" nodes in IRI order, filtered."
+		if r.typ == "Molecule" {
+			args = strings.TrimSuffix(args, "\n  )") + searchArgs + "\n  )"
+			doc = "Molecule nodes in IRI order, filtered; with similarTo or substructure, the hits of that structure search " +
+				"(similarity: by score, then IRI; substructure: in IRI order), filtered."
+		}
+		fmt.Fprintf(&b, "  %q\n  %s%s: %sConnection!\n", doc, r.plural, args, r.typ)
 	}
 	b.WriteString("}\n")
 	for _, t := range types() {
@@ -137,7 +143,11 @@ type Query {
 		b.WriteString("}\n")
 		fmt.Fprintf(&b, "\n%q\ntype %sConnection {\n  \"The page's nodes with their cursors.\"\n  edges: [%sEdge!]!\n  \"The page's nodes.\"\n  nodes: [%s!]!\n  pageInfo: PageInfo!\n}\n",
 			"A page of "+t.name+" nodes.", t.name, t.name, t.name)
-		fmt.Fprintf(&b, "\n%q\ntype %sEdge {\n  cursor: String!\n  node: %s!\n}\n", "A "+t.name+" with its cursor.", t.name, t.name)
+		score := ""
+		if t.name == "Molecule" {
+			score = "  \"Tanimoto similarity of a molecules(similarTo:) hit to the query; null in other lists.\"\n  score: Float\n"
+		}
+		fmt.Fprintf(&b, "\n%q\ntype %sEdge {\n  cursor: String!\n  node: %s!\n%s}\n", "A "+t.name+" with its cursor.", t.name, t.name, score)
 	}
 	return b.String()
 }
