@@ -65,6 +65,10 @@ type Options struct {
 	// quadstore.Options.MemoryLimitMB). It is the process's to choose, so
 	// only main sets it.
 	MemoryLimitMB int
+	// ColumnsMaxTriples bounds the native backend's in-memory columns of
+	// the triples (quadstore.Options.ColumnsMaxTriples): 0 takes
+	// quadstore.DefaultColumnsMaxTriples, negative builds none.
+	ColumnsMaxTriples int64
 }
 
 // Range is an interval of numbers for NumericRange; use math.Inf for an
@@ -168,7 +172,8 @@ func Open(dir string, opt Options) (*Store, error) {
 	// The term caches hold a million entries each: enough for the working
 	// set of queries over a few hundred thousand resources, which would
 	// otherwise read a term from Badger for most rows.
-	qs, err := quadstore.Open(filepath.Join(dir, "quads"), quadstore.Options{SyncWrites: opt.SyncWrites, CacheEntries: 1 << 20, MemoryLimitMB: opt.MemoryLimitMB})
+	qs, err := quadstore.Open(filepath.Join(dir, "quads"), quadstore.Options{SyncWrites: opt.SyncWrites, CacheEntries: 1 << 20, MemoryLimitMB: opt.MemoryLimitMB,
+		ColumnsMaxTriples: opt.ColumnsMaxTriples})
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
@@ -702,4 +707,35 @@ func (v *View) CountNumericRange(ctx context.Context, pred quad.IRI, r Range, li
 		return 0, ErrClosed
 	}
 	return v.nv.CountNumericRange(ctx, pred, quadRange(r), limit)
+}
+
+// HasColumns reports whether the view reads the native store's in-memory
+// columns (quadstore.Columns): then MatchTriplesBoundIDs answers.
+func (v *View) HasColumns() bool { return v.nv != nil && v.nv.HasColumns() }
+
+// MatchTriplesBoundIDs reads the triples of the merged named graphs whose
+// terms have the ids bound (0: open; the predicate bound) from the
+// columns, passing the terms of the open positions (but those in skip)
+// and every position's id; handled is false when the view has no columns
+// (see HasColumns) or the predicate is open.
+func (v *View) MatchTriplesBoundIDs(ctx context.Context, bound [3]uint64, skip [3]bool, fn func(t [3]quad.Value, id [3]uint64) error) (handled bool, err error) {
+	if v.nv == nil {
+		return false, nil
+	}
+	if v.s.closed.Load() {
+		return true, ErrClosed
+	}
+	return v.nv.MatchColumnIDs(ctx, bound, skip, fn)
+}
+
+// BuildColumns builds the native backend's in-memory columns of the last
+// commit now and has the views of that commit read them (they are
+// otherwise built on a goroutine after commits; see quadstore.Columns).
+// Other backends have none: it does nothing.
+func (s *Store) BuildColumns(ctx context.Context) error {
+	nb, ok := s.b.(*nativeBackend)
+	if !ok {
+		return nil
+	}
+	return nb.qs.BuildColumns(ctx)
 }

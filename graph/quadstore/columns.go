@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
 )
 
@@ -211,6 +212,23 @@ func (s *Store) buildColumns(ctx context.Context) (*Columns, error) {
 	return c, nil
 }
 
+// BuildColumns builds the columns of the last commit now (when
+// Options.ColumnsMaxTriples allows them) and installs them.
+func (s *Store) BuildColumns(ctx context.Context) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if s.opt.ColumnsMaxTriples < 0 {
+		return nil
+	}
+	c, err := s.buildColumns(ctx)
+	if err != nil {
+		return fmt.Errorf("build columns: %w", err)
+	}
+	s.cols.Store(c)
+	return nil
+}
+
 // distinctRuns counts the distinct values of a sorted column.
 func distinctRuns(col []uint32) int {
 	n := 0
@@ -315,4 +333,38 @@ func (c *Columns) count(bound ids, mask [4]bool) int64 {
 // PredicateStats are the statistics of one predicate's triples.
 type PredicateStats struct {
 	Triples, DistinctSubjects, DistinctObjects int64
+}
+
+// HasColumns reports whether the view reads columns (see Columns).
+func (v *View) HasColumns() bool { return v.cols != nil }
+
+// MatchColumnIDs calls fn for each triple of the view's columns matching
+// the ids bound (0: open; the predicate must be bound), with the terms of
+// the open positions decoded but for those in skip (left nil, as are the
+// bound positions), until fn returns an error, which it returns. handled
+// is false when the view has no columns or the predicate is open: the
+// caller reads another way.
+func (v *View) MatchColumnIDs(ctx context.Context, bound [3]uint64, skip [3]bool, fn func(t [3]quad.Value, id [3]uint64) error) (handled bool, err error) {
+	if v.cols == nil || bound[1] == 0 {
+		return false, nil
+	}
+	if v.closed || v.s.closed.Load() {
+		return true, ErrClosed
+	}
+	q := ids{bound[0], bound[1], bound[2]}
+	mask := [4]bool{bound[0] != 0, true, bound[2] != 0}
+	var t [3]quad.Value
+	return true, v.cols.scan(ctx, q, mask, func(q ids) error {
+		for d := 0; d < 3; d++ {
+			if mask[d] || skip[d] {
+				continue
+			}
+			n, err := v.name(q[d])
+			if err != nil {
+				return fmt.Errorf("match: %w", err)
+			}
+			t[d] = n
+		}
+		return fn(t, [3]uint64{q[0], q[1], q[2]})
+	})
 }

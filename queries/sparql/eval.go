@@ -132,6 +132,8 @@ type exec struct {
 	procSplits map[*nBGP]*procSplit
 	// unused marks the variables scans need not decode (unused.go).
 	unused []bool
+	// cols: the read view has in-memory columns (matchColumns).
+	cols bool
 }
 
 // alloc charges n bytes of a table to the query's memory budget.
@@ -398,6 +400,8 @@ type idSource interface {
 	TermID(t quad.Value) (uint64, error)
 	MatchTriplesIDs(ctx context.Context, p graph.Pattern, skip [3]bool, fn func(quad.Quad, [3]uint64) error) error
 	NumericRangeTriplesIDs(ctx context.Context, pred quad.IRI, r graph.Range, skipSubject bool, fn func(quad.Quad, [3]uint64) error) error
+	HasColumns() bool
+	MatchTriplesBoundIDs(ctx context.Context, bound [3]uint64, skip [3]bool, fn func(t [3]quad.Value, id [3]uint64) error) (bool, error)
 }
 
 // open switches the execution to a read view of its source when the
@@ -418,6 +422,7 @@ func (ex *exec) open() (func(), error) {
 	ex.src = v
 	if v.HasIDs() {
 		ex.idm = v
+		ex.cols = v.HasColumns()
 	}
 	return func() {
 		ex.src, ex.idm = src, nil
@@ -896,6 +901,11 @@ func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager b
 			return nil
 		}
 	}
+	if rid != nil && ex.cols && !gv.named && gv.gvar < 0 && ex.defaults == nil {
+		if handled, err := ex.matchColumns(tp, [3]quad.Value{s, p, o}, r, rid, next); handled {
+			return err
+		}
+	}
 	if handled, err := ex.hashLookup(tp, gv, [3]quad.Value{s, p, o}, r, rid, eager, next); handled {
 		return err
 	}
@@ -955,6 +965,56 @@ func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager b
 		}
 		return err
 	})
+}
+
+// matchColumns matches tp, whose terms spo are bound (nil: open), in the
+// read view's columns by term ids: the ids of variables bound by earlier
+// steps of the BGP are known (rid), others are looked up once per view.
+// An in-memory lookup is a binary search, so the hash joins (hashjoin.go)
+// are not needed there. handled is false when the columns cannot answer
+// (an open predicate).
+func (ex *exec) matchColumns(tp *triplePat, spo [3]quad.Value, r row, rid []uint64, next func() error) (bool, error) {
+	if spo[1] == nil {
+		return false, nil
+	}
+	var bound [3]uint64
+	var skip [3]bool
+	for i, t := range [3]term{tp.s, tp.p, tp.o} {
+		if spo[i] == nil {
+			skip[i] = t.isVar() && ex.unused[t.slot]
+			continue
+		}
+		if t.isVar() && rid[t.slot] != 0 {
+			bound[i] = rid[t.slot]
+			continue
+		}
+		id, err := ex.idm.TermID(spo[i])
+		if err != nil {
+			return true, ex.sourceErr(err, nil)
+		}
+		if id == 0 {
+			return true, nil // not stored: nothing matches
+		}
+		bound[i] = id
+	}
+	var cbErr error
+	handled, err := ex.idm.MatchTriplesBoundIDs(ex.ctx, bound, skip, func(t [3]quad.Value, id [3]uint64) error {
+		if err := ex.tick(); err != nil {
+			cbErr = err
+			return err
+		}
+		for i, sk := range skip {
+			if sk {
+				t[i] = unusedTerm
+			}
+		}
+		cbErr = ex.bindTriple(tp, r, rid, t, &id, next)
+		return cbErr
+	})
+	if !handled {
+		return false, nil
+	}
+	return true, ex.sourceErr(err, cbErr)
 }
 
 // bindTriple binds the variables of tp to the terms of triple t, calls next

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/cayleygraph/quad"
 	"github.com/molgraph/molgraph/graph"
@@ -81,22 +82,33 @@ func TestHashJoin(t *testing.T) {
 		rng := rand.New(rand.NewSource(seed))
 		data := hashJoinData(rng)
 		mem := openStore(t, data)
-		native, err := graph.Open(t.TempDir(), graph.Options{})
+		// native reads Badger (hash joins); cols reads the in-memory
+		// columns (index lookups by id, no hash tables).
+		native, err := graph.Open(t.TempDir(), graph.Options{ColumnsMaxTriples: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { native.Close() })
+		cols, err := graph.Open(t.TempDir(), graph.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cols.Close() })
 		for g, qs := range data {
 			if err := native.PutGraph(ctx, quad.IRI(g), qs); err != nil {
 				t.Fatal(err)
 			}
+			if err := cols.PutGraph(ctx, quad.IRI(g), qs); err != nil {
+				t.Fatal(err)
+			}
 		}
+		waitColumns(t, cols)
 		for _, q := range queries {
 			want := selectStrings(t, plainSource{mem}, prefix+q, Options{})
 			if len(want) == 0 {
 				t.Fatalf("seed %d: %s: no answers, the data does not exercise it", seed, q)
 			}
-			for name, src := range map[string]Source{"native": native, "memory": mem} {
+			for name, src := range map[string]Source{"native": native, "memory": mem, "columns": cols} {
 				if got := selectStrings(t, src, prefix+q, Options{}); !reflect.DeepEqual(got, want) {
 					t.Errorf("seed %d, %s: %s\nhash join: %d rows %.200v\nnested loops: %d rows %.200v", seed, name, q, len(got), got, len(want), want)
 				}
@@ -126,5 +138,26 @@ func TestHashJoin(t *testing.T) {
 		if built == 0 || byID == 0 {
 			t.Errorf("seed %d: %d hash tables built for %s, %d keyed by term id", seed, built, queries[0], byID)
 		}
+	}
+}
+
+// waitColumns waits until the store's read views read its columns.
+func waitColumns(t testing.TB, st *graph.Store) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v, err := st.ReadView(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok := v.HasColumns()
+		v.Close()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the store's columns were not built")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

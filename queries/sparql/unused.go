@@ -71,6 +71,12 @@ func (u *useCounter) sel(sq *selectQuery) {
 	}
 	for _, a := range sq.aggs {
 		u.slot(a.slot, 2)
+		if a.arg == nil && a.distinct {
+			// COUNT(DISTINCT *) compares whole solutions.
+			for v := range u.uses {
+				u.slot(v, 2)
+			}
+		}
 		if _, isVar := a.arg.(*eVar); isVar && a.name == "COUNT" && !a.distinct {
 			continue // counts bound values: the value is not read
 		}

@@ -22,6 +22,8 @@ func TestUnusedVars(t *testing.T) {
 		{"SELECT (COUNT(DISTINCT ?s) AS ?n) { ?s a ?c }", []string{"c"}},
 		{"SELECT ?s { ?s a ?c . ?c a ?d }", []string{"d"}},
 		{"SELECT * { ?s a ?c }", nil},
+		{"SELECT (COUNT(*) AS ?n) { ?s a ?c }", []string{"s", "c"}},
+		{"SELECT ?s (COUNT(DISTINCT *) AS ?n) { ?s ?p ?o } GROUP BY ?s", nil},
 		{"SELECT ?s { ?s a ?c FILTER(BOUND(?c)) }", nil},
 		{"SELECT ?s { ?s a ?c MINUS { ?x a ?c } }", []string{"x"}},
 		{"SELECT ?s { ?s <http://e/p>* ?c }", nil},
