@@ -223,7 +223,9 @@ func (p *parser) line(b []byte) {
 			p.sec = secGeom
 			p.geom = nil
 			p.geomRows = false
-			p.geomBohr = bytes.Contains(t, []byte("a.u."))
+			// "Output coordinates in angstroms (scale by 1.889725989 to convert to a.u.)"
+			// or "Output coordinates in a.u. (scale by ...)".
+			p.geomBohr = !bytes.HasPrefix(t, []byte("Output coordinates in angstroms"))
 		case bytes.Equal(t, []byte("Optimization converged")):
 			st.optConv = true
 		}

@@ -22,6 +22,7 @@ type Expect struct {
 	Success             int // 0 no assertion, 1 true, -1 false
 	SCFIters            int // iterations of the unfinished SCF (killed runs)
 	Version             string
+	MinCC, MinCCTol     float64 // shortest C–C distance of the final geometry (Å); 0 = no assertion
 }
 
 const (
@@ -88,12 +89,14 @@ func Expected() map[string]Expect {
 		// NWChem. EXPECTED.md asserts len(vibfreqs) == 3N (60) for dvb_ir:
 		// cclib keeps NWChem's translations and rotations, we drop them
 		// (see package nwchem), so 3N − 6 = 54 here.
-		"nwchem/basicNWChem7.0/dvb_sp_hf.out":                with(sp, func(e *Expect) { e.SCF, e.SCFTol, e.Version = dvbHF, dvbHFTol, "7.0.0" }),
-		"nwchem/basicNWChem7.0/dvb_sp_ks.out":                with(sp, func(e *Expect) { e.Version = "7.0.0" }),
+		"nwchem/basicNWChem7.0/dvb_sp_hf.out": with(sp, func(e *Expect) {
+			e.SCF, e.SCFTol, e.Version, e.MinCC, e.MinCCTol = dvbHF, dvbHFTol, "7.0.0", 1.34, 0.03
+		}),
+		"nwchem/basicNWChem7.0/dvb_sp_ks.out":                with(sp, func(e *Expect) { e.Version, e.MinCC, e.MinCCTol = "7.0.0", 1.34, 0.03 }),
 		"nwchem/basicNWChem7.0/dvb_un_sp_ks.out":             un,
-		"nwchem/basicNWChem7.0/dvb_gopt_ks.out":              gopt,
+		"nwchem/basicNWChem7.0/dvb_gopt_ks.out":              with(gopt, func(e *Expect) { e.MinCC, e.MinCCTol = 1.34, 0.15 }),
 		"nwchem/basicNWChem7.0/dvb_ir.out":                   with(gir, func(e *Expect) { e.Rot = nil }),
-		"nwchem/basicNWChem6.5/dvb_sp_ks.out":                with(sp, func(e *Expect) { e.Version = "6.5" }),
+		"nwchem/basicNWChem6.5/dvb_sp_ks.out":                with(sp, func(e *Expect) { e.Version, e.MinCC, e.MinCCTol = "6.5", 1.34, 0.03 }),
 		"nwchem/NWChem6.0/dvb_gopt_hf_unconverged.out":       {Opt: -1, Version: "6.0", Success: -1},
 		"nwchem/NWChem6.5/stopiter_nwchem_dft.out":           {SCFIters: 3, Version: "6.5", Success: -1},
 		"nwchem/generated/water_hf_sto3g_sp_freq.out":        {NAtom: 3, Mult: 1, SCF: -74.965901191787, SCFTol: 1e-12, NVib: 3, MaxVib: 4390.87, MaxVibTol: 0.01, ZPE: 0.024367, ZPETol: 1e-9, Opt: 1, Success: 1, Version: "7.0.2"},
@@ -184,6 +187,21 @@ func CheckExpected(t *testing.T, rel string, c *qm.Calculation, e Expect) int {
 		n++
 		if len(c.SCF) == 0 || c.SCF[len(c.SCF)-1].Converged || c.SCF[len(c.SCF)-1].Iterations != e.SCFIters {
 			fail("last SCF %+v want unfinished with %d iterations", c.SCF, e.SCFIters)
+		}
+	}
+	if e.MinCCTol != 0 {
+		n++
+		d := math.Inf(1)
+		g := c.FinalGeometry()
+		for i := range g {
+			for j := i + 1; j < len(g); j++ {
+				if g[i].AtomicNumber == 6 && g[j].AtomicNumber == 6 {
+					d = math.Min(d, math.Sqrt((g[i].X-g[j].X)*(g[i].X-g[j].X)+(g[i].Y-g[j].Y)*(g[i].Y-g[j].Y)+(g[i].Z-g[j].Z)*(g[i].Z-g[j].Z)))
+				}
+			}
+		}
+		if math.Abs(d-e.MinCC) >= e.MinCCTol {
+			fail("min C–C distance %v Å want %v ± %v", d, e.MinCC, e.MinCCTol)
 		}
 	}
 	if e.Version != "" {
