@@ -97,6 +97,8 @@ func CclibStepEnergies(t *testing.T, data []byte, prefixEnd int, before bool, bo
 		SCF   []float64 `json:"scf"`
 		Error string    `json:"error"`
 	}
+	out = bytes.TrimSpace(out) // the result is the last line, after any notices cclib prints
+	out = out[bytes.LastIndexByte(out, '\n')+1:]
 	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(steps) {
 		t.Fatalf("cclib output %s: %v", out, err)
 	}
