@@ -130,8 +130,10 @@ type exec struct {
 	// procedure calls (nil: none).
 	procs      Procedures
 	procSplits map[*nBGP]*procSplit
-	// unused marks the variables scans need not decode (unused.go).
-	unused []bool
+	// unused marks the variables scans need not decode, joinOnly the
+	// BGP of a join-only variable (unused.go).
+	unused   []bool
+	joinOnly []*nBGP
 	// cols: the read view has in-memory columns (matchColumns).
 	cols bool
 }
@@ -195,7 +197,7 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{},
 		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
 		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, now: opts.Now,
-		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}, unused: unusedVars(q)}
+		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}, unused: unusedVars(q), joinOnly: joinOnlyVars(q)}
 	if ex.now.IsZero() {
 		ex.now = time.Now()
 	}
@@ -852,7 +854,7 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 		if pl.ranges != nil && pl.ranges[i] != nil {
 			return ex.matchRange(tp, *pl.ranges[i], g, r, rid, next)
 		}
-		return ex.matchPattern(tp, g, r, rid, i == 1 && pl.eagerHash, next)
+		return ex.matchPattern(tp, g, r, rid, i == 1 && pl.eagerHash, pl.lazy, next)
 	}
 	for i := range nexts {
 		filters := pl.filters[i]
@@ -882,7 +884,7 @@ func (ex *exec) resolve(t term, r row) quad.Value {
 // matchPattern binds one triple pattern against the source; rid (nil
 // without ids) receives the ids of the terms it binds; eager asks for a
 // hash join at once (bgpPlan.eagerHash).
-func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager bool, next func() error) error {
+func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager bool, lazy []bool, next func() error) error {
 	s, p, o := ex.resolve(tp.s, r), ex.resolve(tp.p, r), ex.resolve(tp.o, r)
 	gv := g
 	if g.gvar >= 0 && r[g.gvar] != nil {
@@ -902,7 +904,7 @@ func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager b
 		}
 	}
 	if rid != nil && ex.cols && !gv.named && gv.gvar < 0 && ex.defaults == nil {
-		if handled, err := ex.matchColumns(tp, [3]quad.Value{s, p, o}, r, rid, next); handled {
+		if handled, err := ex.matchColumns(tp, [3]quad.Value{s, p, o}, r, rid, lazy, next); handled {
 			return err
 		}
 	}
@@ -973,7 +975,7 @@ func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager b
 // An in-memory lookup is a binary search, so the hash joins (hashjoin.go)
 // are not needed there. handled is false when the columns cannot answer
 // (an open predicate).
-func (ex *exec) matchColumns(tp *triplePat, spo [3]quad.Value, r row, rid []uint64, next func() error) (bool, error) {
+func (ex *exec) matchColumns(tp *triplePat, spo [3]quad.Value, r row, rid []uint64, lazy []bool, next func() error) (bool, error) {
 	if spo[1] == nil {
 		return false, nil
 	}
@@ -981,7 +983,7 @@ func (ex *exec) matchColumns(tp *triplePat, spo [3]quad.Value, r row, rid []uint
 	var skip [3]bool
 	for i, t := range [3]term{tp.s, tp.p, tp.o} {
 		if spo[i] == nil {
-			skip[i] = t.isVar() && ex.unused[t.slot]
+			skip[i] = t.isVar() && (ex.unused[t.slot] || lazy != nil && lazy[t.slot])
 			continue
 		}
 		if t.isVar() && rid[t.slot] != 0 {

@@ -294,6 +294,9 @@ type bgpPlan struct {
 	// ranges[i], when not nil, is the numeric interval step i's object is
 	// scanned in through NumericRanger (nil slice: no range steps).
 	ranges []*graph.Range
+	// lazy marks the join-only variables of the BGP (unused.go) that its
+	// steps bind without decoding when they read the columns (nil: none).
+	lazy []bool
 	// eagerHash: step 1 looks up every triple of step 0, a full scan of a
 	// plain pattern without filters, and they are many enough for a hash
 	// join to pay off at once (see hashLookup).
@@ -442,6 +445,7 @@ func (ex *exec) planBGP(ctx context.Context, b *nBGP, bound varSet, filters []pu
 		}
 	}
 	ex.planRanges(b, bound, filters, pl)
+	ex.planLazy(b, pl)
 	if n >= 2 && len(pl.pre) == 0 && len(pl.filters[0]) == 0 {
 		first, second := &b.pats[pl.order[0]], &b.pats[pl.order[1]]
 		scan := first.path == nil && second.path == nil
@@ -495,4 +499,36 @@ func sortedSlots(s varSet) []int {
 	}
 	sort.Ints(out)
 	return out
+}
+
+// planLazy sets pl.lazy: the join-only variables of b, but those of steps
+// read by numeric range scans (which bind values) and those of a BGP
+// with procedure calls.
+func (ex *exec) planLazy(b *nBGP, pl *bgpPlan) {
+	if !ex.cols || len(ex.procs) > 0 {
+		return
+	}
+	var lazy []bool
+	for v, jb := range ex.joinOnly {
+		if jb == b {
+			if lazy == nil {
+				lazy = make([]bool, len(ex.joinOnly))
+			}
+			lazy[v] = true
+		}
+	}
+	if lazy == nil {
+		return
+	}
+	for step, i := range pl.order {
+		if pl.ranges != nil && pl.ranges[step] != nil {
+			tp := &b.pats[i]
+			for _, t := range [3]term{tp.s, tp.p, tp.o} {
+				if t.isVar() {
+					lazy[t.slot] = false
+				}
+			}
+		}
+	}
+	pl.lazy = lazy
 }

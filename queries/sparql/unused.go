@@ -13,19 +13,36 @@ import "github.com/cayleygraph/quad"
 // unusedTerm is what an unused variable is bound to.
 const unusedTerm = quad.BNode("\x00unused")
 
+// Join-only variables. A variable whose every occurrence is in one BGP,
+// in the subject or object of triple patterns with a constant predicate,
+// and whose value nothing else reads (COUNT(?v) aside) is only joined on
+// inside that BGP. When the BGP reads the store's columns, those joins go
+// by term id (matchColumns), so the variable is bound to unusedTerm
+// without decoding its terms, as unused variables are (bgpPlan.lazy says
+// where; not for steps read by numeric range scans, which read values).
+
+// joinOnlyVars returns, per slot, the BGP whose join-only variable it is
+// (nil: none).
+func joinOnlyVars(q *Query) []*nBGP {
+	u := &useCounter{uses: make([]int, len(q.vars))}
+	u.count(q)
+	out := make([]*nBGP, len(q.vars))
+	if q.form == Describe {
+		return out
+	}
+	for v, b := range u.bgp {
+		if b != nil && u.uses[v] == u.occ[v] && !u.multi[v] && !u.inPred[v] {
+			out[v] = b
+		}
+	}
+	return out
+}
+
 // unusedVars returns, per slot, whether the variable is unused in q.
 func unusedVars(q *Query) []bool {
 	uses := make([]int, len(q.vars))
 	u := &useCounter{uses: uses}
-	u.sel(q.sel)
-	for _, tp := range q.template {
-		u.term(tp.s, 2)
-		u.term(tp.p, 2)
-		u.term(tp.o, 2)
-	}
-	for _, t := range q.describe {
-		u.term(t, 2)
-	}
+	u.count(q)
 	out := make([]bool, len(q.vars))
 	if q.form == Describe {
 		return out
@@ -36,11 +53,29 @@ func unusedVars(q *Query) []bool {
 	return out
 }
 
+func (u *useCounter) count(q *Query) {
+	u.sel(q.sel)
+	for _, tp := range q.template {
+		u.term(tp.s, 2)
+		u.term(tp.p, 2)
+		u.term(tp.o, 2)
+	}
+	for _, t := range q.describe {
+		u.term(t, 2)
+	}
+}
+
 // useCounter counts the uses of each variable: 1 for an occurrence in a
 // triple pattern, 2 for a read of its value.
 type useCounter struct {
 	uses  []int
 	inBGP map[int]bool
+	// occ counts occurrences in triple patterns; bgp is the BGP of the
+	// first, multi tells there are several BGPs, inPred an occurrence as
+	// a predicate (or with a variable predicate).
+	occ           []int
+	bgp           []*nBGP
+	multi, inPred map[int]bool
 }
 
 func (u *useCounter) slot(s, n int) {
@@ -96,19 +131,30 @@ func (u *useCounter) sel(sq *selectQuery) {
 func (u *useCounter) node(n node) {
 	switch x := n.(type) {
 	case *nBGP:
+		if u.occ == nil {
+			u.occ = make([]int, len(u.uses))
+			u.bgp = make([]*nBGP, len(u.uses))
+			u.inBGP, u.multi, u.inPred = map[int]bool{}, map[int]bool{}, map[int]bool{}
+		}
 		for _, tp := range x.pats {
 			if tp.path != nil {
 				u.term(tp.s, 2)
 				u.term(tp.o, 2)
 				continue
 			}
-			for _, t := range [3]term{tp.s, tp.p, tp.o} {
-				if t.isVar() {
-					u.slot(t.slot, 1)
-					if u.inBGP == nil {
-						u.inBGP = map[int]bool{}
-					}
-					u.inBGP[t.slot] = true
+			for i, t := range [3]term{tp.s, tp.p, tp.o} {
+				if !t.isVar() || t.slot >= len(u.uses) {
+					continue
+				}
+				u.slot(t.slot, 1)
+				u.inBGP[t.slot] = true
+				u.occ[t.slot]++
+				if b := u.bgp[t.slot]; b != nil && b != x {
+					u.multi[t.slot] = true
+				}
+				u.bgp[t.slot] = x
+				if i == 1 || tp.p.isVar() {
+					u.inPred[t.slot] = true
 				}
 			}
 		}

@@ -84,3 +84,32 @@ func TestUnusedVarsCounted(t *testing.T) {
 		t.Fatalf("got %q\nwant %q", got, wantRows)
 	}
 }
+
+// TestJoinOnlyVars: variables joined on within one BGP, with constant
+// predicates, and read by nothing else.
+func TestJoinOnlyVars(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"SELECT ?t (COUNT(?d) AS ?n) { ?m <http://e/a> ?d . ?d <http://e/t> ?t ; <http://e/v> ?v } GROUP BY ?t", []string{"d", "m", "v"}},
+		{"SELECT ?t { ?m <http://e/a> ?d . ?d ?p ?t }", []string{"m"}},
+		{"SELECT ?t { ?m <http://e/a> ?d . OPTIONAL { ?d <http://e/t> ?t } }", []string{"m"}},
+		{"SELECT ?t { ?m <http://e/a> ?d . ?d <http://e/t> ?t FILTER(?d != <http://e/x>) }", []string{"m"}},
+		{"SELECT * { ?m <http://e/a> ?d . ?d <http://e/t> ?t }", nil},
+	} {
+		q, err := Parse(tc.query, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for v, b := range joinOnlyVars(q) {
+			if b != nil {
+				got = append(got, q.vars[v])
+			}
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: join-only %q, want %q", tc.query, got, tc.want)
+		}
+	}
+}
