@@ -136,6 +136,10 @@ type exec struct {
 	joinOnly []*nBGP
 	// cols: the read view has in-memory columns (matchColumns).
 	cols bool
+	// The last number parsed by numOf.
+	lastNumTerm          quad.TypedString
+	lastNum              num
+	lastIsNum, lastNumOK bool
 }
 
 // alloc charges n bytes of a table to the query's memory budget.

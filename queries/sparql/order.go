@@ -85,3 +85,16 @@ func (h *topK) Pop() any {
 }
 
 var _ heap.Interface = (*topK)(nil)
+
+// numOf is toNum remembering its last answer: the aggregates of one
+// solution (AVG, MIN, MAX of one variable) parse the same value once.
+func (ex *exec) numOf(v quad.Value) (num, bool) {
+	if ts, ok := v.(quad.TypedString); ok && ex.lastNumOK && ts == ex.lastNumTerm {
+		return ex.lastNum, ex.lastIsNum
+	}
+	n, ok := toNum(v)
+	if ts, isTS := v.(quad.TypedString); isTS {
+		ex.lastNumTerm, ex.lastNum, ex.lastIsNum, ex.lastNumOK = ts, n, ok, true
+	}
+	return n, ok
+}

@@ -478,6 +478,7 @@ type aggState struct {
 	hasSum   bool
 	err      bool
 	best     quad.Value
+	bestKey  sortKey // best, parsed
 	sample   quad.Value
 	parts    []string
 	size     int // GROUP_CONCAT: bytes of parts and separators
@@ -645,7 +646,7 @@ func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 	case "COUNT":
 		st.count++
 	case "SUM", "AVG":
-		n, ok := toNum(v)
+		n, ok := ex.numOf(v)
 		if !ok {
 			st.err = true
 			return nil
@@ -661,13 +662,20 @@ func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 			st.sum = s
 		}
 		st.count++
-	case "MIN":
-		if st.best == nil || orderTerms(v, st.best) < 0 {
-			st.best = v
+	case "MIN", "MAX":
+		// The best value's key is kept parsed (orderTerms parsed both
+		// numbers at every comparison).
+		k := sortKey{v: v}
+		if orderRank(v) == 3 {
+			k.n, k.isNum = ex.numOf(v)
 		}
-	case "MAX":
-		if st.best == nil || orderTerms(v, st.best) > 0 {
-			st.best = v
+		if st.best == nil {
+			st.best, st.bestKey = v, k
+			break
+		}
+		c := cmpSortKey(&k, &st.bestKey)
+		if a.name == "MIN" && c < 0 || a.name == "MAX" && c > 0 {
+			st.best, st.bestKey = v, k
 		}
 	case "SAMPLE":
 		if st.sample == nil {
