@@ -184,10 +184,15 @@ int depict(const std::string &smiles, const std::string &smarts,
     }
   }
 
-  // RDKit's own depictor (compute2DCoords, canonical orientation). CoordGen
-  // is switched on only by the process-wide RDDepict::preferCoordGen, which
-  // would also change the 2D molfiles of the structure route; the
-  // header-only CoordGen::addCoords needs libcoordgen-dev, not installed.
+  // RDKit's own depictor (compute2DCoords, canonical orientation), not
+  // CoordGen, although this RDKit is built with it: CoordGen runs in this
+  // process and cannot be stopped, and it segfaults on some molecules
+  // (rdkit/rdkit#4845, fixed in coordgenlibs after the 3.0.1 Debian ships)
+  // and takes from seconds to more than ten minutes on others (macrocycles,
+  // rdkit/rdkit#8812; schrodinger/coordgenlibs#39: 100x slower on average).
+  // On a request path any SMILES may come, so one input could kill or hold
+  // the server. (It is also reachable only through the process-wide
+  // RDDepict::preferCoordGen or libcoordgen-dev's headers.)
   RDDepict::compute2DCoords(*mol, nullptr, true);
   MolDraw2DUtils::prepareMolForDrawing(*mol);
   MolDraw2DSVG drawer(p.width, p.height);

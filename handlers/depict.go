@@ -59,7 +59,8 @@ func (s *Server) depictResource() resource {
 				PathParams:  map[string]string{"id": "The molecule id (mol-...)."},
 				Description: "Draws the stored canonical SMILES. " + common, Params: opts,
 				Responses: []Response{{Status: 200, Description: "The depiction.", Content: svg,
-					Headers: map[string]string{"ETag": "Made from the molecule id and the options.", "Cache-Control": depictCacheControl}}}},
+					Headers: map[string]string{"ETag": "Made from the molecule id and the options.", "Cache-Control": depictCacheControl}},
+					{Status: 304, Description: "Not modified (If-None-Match matched the ETag)."}}},
 		},
 		{
 			Method: http.MethodGet, Pattern: "/v1/depict", Scope: auth.ScopeRead, Class: admission.Chem, Handle: s.depictSMILES,
@@ -70,7 +71,8 @@ func (s *Server) depictResource() resource {
 				Params: append([]Param{{Name: "smiles", In: "query", Required: true, Description: "The SMILES to draw.",
 					Schema: Schema{"type": "string", "minLength": 1, "maxLength": chem.MaxDepictSMILESBytes}}}, opts...),
 				Responses: []Response{{Status: 200, Description: "The depiction.", Content: svg,
-					Headers: map[string]string{"ETag": "Made from the SMILES and the options.", "Cache-Control": depictCacheControl}}}},
+					Headers: map[string]string{"ETag": "Made from the SMILES and the options.", "Cache-Control": depictCacheControl}},
+					{Status: 304, Description: "Not modified (If-None-Match matched the ETag)."}}},
 		},
 	}}
 }

@@ -91,10 +91,19 @@
     async load(job) {
       const key = keyInput.value.trim();
       try {
-        const resp = await fetch(job.path, {
-          headers: { "Authorization": "Bearer " + key, "Accept": "image/svg+xml" },
-          signal: job.ctl.signal, credentials: "omit",
-        });
+        let resp;
+        // A full chem class (503) or an empty token bucket (429) says when
+        // to come back: up to three tries, at most 10 s apart.
+        for (let attempt = 0; ; attempt++) {
+          resp = await fetch(job.path, {
+            headers: { "Authorization": "Bearer " + key, "Accept": "image/svg+xml" },
+            signal: job.ctl.signal, credentials: "omit",
+          });
+          if ((resp.status !== 503 && resp.status !== 429) || attempt === 2) break;
+          const wait = Math.min(10, Math.max(1, parseInt(resp.headers.get("Retry-After") || "1", 10) || 1));
+          await new Promise((ok) => setTimeout(ok, wait * 1000));
+          if (job.ctl.signal.aborted) return;
+        }
         const ctype = (resp.headers.get("Content-Type") || "").split(";")[0].trim();
         if (!resp.ok || ctype !== "image/svg+xml") {
           let why = String(resp.status);
