@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -19,8 +18,8 @@ import (
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
+	"github.com/molgraph/molgraph/jobs/work"
 	"github.com/molgraph/molgraph/ontology"
-	"github.com/molgraph/molgraph/parsers/pdbqt"
 )
 
 // JobIDPrefix starts every docking job id.
@@ -62,6 +61,9 @@ type Options struct {
 	// LigandTimeout bounds one ligand's vina run; past it the ligand
 	// fails with docking.ErrTimeout (0: docking.DefaultLigandTimeout).
 	LigandTimeout time.Duration
+	// MaxCommitQuads bounds one commit of outcomes (default 20000, the
+	// runner's default; give the runner's jobs.Options.MaxCommitQuads).
+	MaxCommitQuads int
 }
 
 // Task runs docking jobs; it implements jobs.Task.
@@ -81,6 +83,9 @@ type Task struct {
 func NewTask(reg *batch.Registry, vina *dk.Vina, opt Options) *Task {
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.NumCPU()
+	}
+	if opt.MaxCommitQuads <= 0 {
+		opt.MaxCommitQuads = 20000
 	}
 	return &Task{store: reg.Store(), reg: reg, vina: vina, base: reg.Base(), opt: opt}
 }
@@ -246,25 +251,25 @@ func (t *Task) readAllResults(ctx context.Context, rec ontology.DockingJobRecord
 }
 
 // addResult returns results graph index/ResultsPerGraph of job j with the
-// outcome of ligand (at position index in the job's ligand order) in place
-// of any it held before, ready to commit.
-func (t *Task) addResult(ctx context.Context, j quad.IRI, index int, ligand string, poses []ontology.DockingPoseRecord, failure *ontology.DockingFailure) (graph.NamedGraph, error) {
-	g := ResultsIRI(j, index/ResultsPerGraph)
-	cur, err := t.store.Graph(ctx, g)
+// outcome of ligand (at position index in the job's ligand order) added,
+// ready to commit. When the ligand already has an outcome it returns
+// existed = true and the graph unchanged: the first outcome stays, so an
+// outcome delivered twice (a redelivered unit, a replayed commit) is
+// counted once.
+func (t *Task) addResult(ctx context.Context, j quad.IRI, index int, ligand string, poses []ontology.DockingPoseRecord, failure *ontology.DockingFailure) (g graph.NamedGraph, existed bool, err error) {
+	g.IRI = ResultsIRI(j, index/ResultsPerGraph)
+	cur, err := t.store.Graph(ctx, g.IRI)
 	if err != nil && !errors.Is(err, graph.ErrNotFound) {
-		return graph.NamedGraph{}, err
+		return graph.NamedGraph{}, false, err
+	}
+	if _, ok := splitResults(j, cur)[ligand]; ok {
+		return graph.NamedGraph{IRI: g.IRI, Quads: cur}, true, nil
 	}
 	qs, err := ontology.DockingResultQuads(ResultIRI(j, ligand), j, poses, failure)
 	if err != nil {
-		return graph.NamedGraph{}, err
+		return graph.NamedGraph{}, false, err
 	}
-	var keep []quad.Quad
-	for lig, lq := range splitResults(j, cur) {
-		if lig != ligand {
-			keep = append(keep, lq...)
-		}
-	}
-	return graph.NamedGraph{IRI: g, Quads: append(keep, qs...)}, nil
+	return graph.NamedGraph{IRI: g.IRI, Quads: append(cur, qs...)}, false, nil
 }
 
 // Request is a docking job as submitted (API.md, POST /v1/docking/jobs).
@@ -435,13 +440,9 @@ func (t *Task) Result(ctx context.Context, job quad.IRI, ligand string) ([]ontol
 // LigandID is the molecule id of a molecule IRI.
 func LigandID(iri quad.IRI) string { return string(iri)[strings.LastIndexByte(string(iri), '/')+1:] }
 
-// prepared is one ligand ready for vina.
-type prepared struct {
-	id string
-	s  *chem.Structure
-}
-
-// Run docks the job's ligands that have no result graph yet.
+// Run docks the job's ligands that have no outcome yet: the pure
+// executor (work.Docker) docks them, the committer stores their outcomes
+// in groups.
 func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) error {
 	rec, err := t.Record(ctx, j.ID)
 	if err != nil {
@@ -459,112 +460,88 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 	if err != nil {
 		return fmt.Errorf("docking job %s: receptor file: %w", j.ID, err)
 	}
-	// Which ligands have a result: one read per results graph.
-	rs, err := t.readAllResults(ctx, rec)
+	c, pending, err := t.newCommitter(ctx, j, rec, commit)
 	if err != nil {
 		return err
 	}
-	done := map[string]bool{}
-	for _, r := range rs {
-		done[r.Ligand] = true
-	}
-	index := map[string]int{}
-	var pending []string
-	for i, l := range rec.Ligands {
-		id := LigandID(l)
-		index[id] = i
-		if !done[id] {
-			pending = append(pending, id)
-		}
-	}
-	prog := rec.Progress
 	set := rec.Settings
-	b := &dk.Batch{Vina: t.vina, Receptor: recPDBQT, Box: dk.Box{Center: set.Center, Size: set.Size},
+	dj := work.DockJob{JobID: j.ID, ReceptorID: receptor.ID, Box: dk.Box{Center: set.Center, Size: set.Size},
 		Params: dk.Params{Exhaustiveness: set.Exhaustiveness, NumModes: set.NumModes, EnergyRange: set.EnergyRange, Seed: set.Seed,
-			Timeout: t.opt.LigandTimeout},
-		Workers: t.opt.Workers}
+			Timeout: t.opt.LigandTimeout}}
 
-	var mu sync.Mutex // guards prog and the commit order
-	var commitErr error
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
-	save := func(ligand string, poses []ontology.DockingPoseRecord, failure *ontology.DockingFailure) {
-		mu.Lock()
-		defer mu.Unlock()
-		if commitErr != nil {
-			return
-		}
-		rg, err := t.addResult(ctx, j.IRI, index[ligand], ligand, poses, failure)
-		next := prog
-		if err == nil {
-			if failure != nil {
-				next.Failed++
-			} else {
-				next.Finished++
-				for _, p := range poses {
-					if next.BestAffinity == nil || p.Affinity < *next.BestAffinity {
-						a := p.Affinity
-						next.BestAffinity = &a
+	// The committer: outcomes are stored in groups of those that arrived
+	// while the previous group committed, by one goroutine (the commit
+	// order), so the executor never waits for the store unless the
+	// channel is full.
+	outs := make(chan work.DockOutcome, 2*t.opt.Workers+16)
+	var commitErr error
+	committed := make(chan struct{})
+	go func() {
+		defer close(committed)
+		for o := range outs {
+			group := []work.DockOutcome{o}
+		more:
+			for len(group) < maxCommitGroup {
+				select {
+				case o, ok := <-outs:
+					if !ok {
+						break more
 					}
+					group = append(group, o)
+				default:
+					break more
 				}
 			}
-			var props []jobs.Prop
-			if props, err = propsOf(set, next); err == nil {
-				err = commit(ctx, []graph.NamedGraph{rg}, props)
+			if commitErr != nil || ctx.Err() != nil {
+				continue // cancelled: the ligands are docked again on resume
+			}
+			if _, _, err := c.add(ctx, group); err != nil {
+				commitErr = err
+				stop()
 			}
 		}
-		if err != nil {
-			commitErr = fmt.Errorf("docking job %s: ligand %s: %w", j.ID, ligand, err)
-			stop()
-			return
-		}
-		prog = next
-	}
-
-	// Ligands are prepared by the worker that docks them, just before
-	// docking, so a worker never waits for a group of other ligands.
-	structs := make([]*chem.Structure, len(pending))
-	_, err = b.RunEach(wctx, pending, func(ctx context.Context, i int) (dk.Ligand, error) {
-		s, data, err := LigandPDBQT(ctx, t.reg, pending[i])
-		if err != nil {
-			return dk.Ligand{}, err
-		}
-		structs[i] = s // read by the Finished event of the same worker
-		return dk.Ligand{Name: pending[i], PDBQT: data}, nil
-	}, func(ev dk.Event) {
-		id := pending[ev.Index]
-		switch ev.Kind {
-		case dk.Finished:
-			poses, err := t.poses(j, receptor.ID, prepared{id: id, s: structs[ev.Index]}, ev.Result)
-			structs[ev.Index] = nil
-			if err != nil {
-				save(id, nil, &ontology.DockingFailure{Ligand: t.reg.IRI(id), Error: err.Error()})
-				return
-			}
-			save(id, poses, nil)
-		case dk.Failed:
-			structs[ev.Index] = nil
-			if wctx.Err() != nil || errors.Is(ev.Err, context.Canceled) {
-				return // not a failure of the ligand: it resumes
-			}
-			save(id, nil, &ontology.DockingFailure{Ligand: t.reg.IRI(id), Error: ev.Err.Error()})
-		}
-	})
+	}()
+	d := &work.Docker{Vina: t.vina, Pool: t.reg.Pool()}
+	err = d.DockEach(wctx, dj, recPDBQT, pending, func(ctx context.Context, i int) (chem.Input, error) {
+		// Ligand inputs are read by the worker that docks them, just
+		// before docking, so a worker never waits for a group of others.
+		return LigandInput(ctx, t.reg, pending[i].Ligand)
+	}, t.opt.Workers, func(o work.DockOutcome) { outs <- o })
+	close(outs)
+	<-committed
 	if err != nil && wctx.Err() == nil {
 		return fmt.Errorf("docking job %s: %w", j.ID, err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	switch {
 	case commitErr != nil:
 		return commitErr
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}
-	if prog.Finished == 0 && prog.Failed > 0 {
-		return fmt.Errorf("docking job %s: all %d ligands failed", j.ID, prog.Failed)
+	if c.prog.Finished == 0 && c.prog.Failed > 0 {
+		return fmt.Errorf("docking job %s: all %d ligands failed", j.ID, c.prog.Failed)
 	}
 	return nil
+}
+
+// LigandInput is the input a registered molecule's 3D structure is built
+// from: its stored conformer's molfile when it has one, else its SMILES.
+func LigandInput(ctx context.Context, reg *batch.Registry, id string) (chem.Input, error) {
+	m, err := reg.Get(ctx, id)
+	if err != nil {
+		return chem.Input{}, err
+	}
+	in := chem.Input{Format: chem.FormatSMILES, Content: m.SMILES}
+	if m.Structure != nil {
+		sdf, err := reg.Store().Blobs().Get(m.Structure.SHA256)
+		if err != nil {
+			return chem.Input{}, err
+		}
+		in = chem.Input{Format: chem.FormatMolfile, Content: string(sdf)}
+	}
+	return in, nil
 }
 
 // LigandPDBQT builds a registered molecule's 3D structure (its stored
@@ -572,70 +549,11 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 // docking-ready PDBQT (Meeko's rules; see docking.PrepareLigand). It serves
 // GET /v1/molecules/{id}/structure?format=pdbqt as well as the docking task.
 func LigandPDBQT(ctx context.Context, reg *batch.Registry, id string) (*chem.Structure, []byte, error) {
-	m, err := reg.Get(ctx, id)
+	in, err := LigandInput(ctx, reg, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	in := chem.Input{Format: chem.FormatSMILES, Content: m.SMILES}
-	if m.Structure != nil {
-		sdf, err := reg.Store().Blobs().Get(m.Structure.SHA256)
-		if err != nil {
-			return nil, nil, err
-		}
-		in = chem.Input{Format: chem.FormatMolfile, Content: string(sdf)}
-	}
-	s, err := reg.Pool().Structure(ctx, in)
-	if err != nil {
-		return nil, nil, fmt.Errorf("ligand %s: %w", id, err)
-	}
-	data, err := dk.PrepareLigand(s, dk.LigandOptions{})
-	if err != nil {
-		return nil, nil, fmt.Errorf("ligand %s: %w", id, err)
-	}
-	return s, data, nil
-}
-
-// poses reassembles every mode of a result into an SDF blob and its pose
-// record.
-func (t *Task) poses(j jobs.Job, receptorID string, p prepared, r *dk.Result) ([]ontology.DockingPoseRecord, error) {
-	if r == nil || len(r.Modes) == 0 {
-		return nil, fmt.Errorf("ligand %s: %w: no modes", p.id, dk.ErrVinaFailed)
-	}
-	var first *pdbqt.Molecule
-	if ls := r.Modes[0].Model.Ligands(); len(ls) > 0 {
-		first = ls[0]
-	}
-	if first == nil {
-		return nil, fmt.Errorf("ligand %s: %w: empty model", p.id, dk.ErrMapping)
-	}
-	pm, err := dk.NewPoseMap(first)
-	if err != nil {
-		return nil, err
-	}
-	ps, err := pm.Poses(r.Modes)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ontology.DockingPoseRecord, 0, len(ps))
-	for k, pose := range ps {
-		m := r.Modes[k]
-		if math.IsNaN(m.Affinity) {
-			return nil, fmt.Errorf("ligand %s: %w: affinity", p.id, dk.ErrVinaFailed)
-		}
-		sdf, err := dk.PoseSDF(p.s, pose, p.id, dk.PoseTags(m, receptorID, j.ID))
-		if err != nil {
-			return nil, err
-		}
-		ref, err := t.store.Blobs().PutBytes(sdf)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ontology.DockingPoseRecord{Ligand: t.reg.IRI(p.id), Mode: k + 1, Affinity: m.Affinity,
-			RMSDLB: m.RMSDLowerBound, RMSDUB: m.RMSDUpperBound, FileIRI: ontology.BlobIRI(t.base, ref.SHA256),
-			File: ontology.ReceptorFile{SHA256: ref.SHA256, Bytes: ref.Size, MediaType: ontology.MediaTypeSDF,
-				Filename: fmt.Sprintf("%s_%s_%d.sdf", j.ID, p.id, k+1)}})
-	}
-	return out, nil
+	return work.PrepareLigand(ctx, reg.Pool(), id, in)
 }
 
 // PoseFile returns the SDF of mode n of a ligand of job j.
