@@ -22,7 +22,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHACL_ENGINE := $(HOME)/.cache/molgraph/shacl-engine
 OXIGRAPH     := $(HOME)/.cache/molgraph/oxigraph
 
-.PHONY: all deps build run test test-race bench bench-batch bench-docking bench-load bench-sparql fuzz vet fmt clean
+.PHONY: all deps build run test test-race test-scale bench bench-batch bench-docking bench-load bench-sparql fuzz vet fmt clean
 
 all: build
 
@@ -53,6 +53,11 @@ test: vet
 	$(GO) test -timeout 25m ./...
 	@$(MAKE) --no-print-directory test-race
 
+# The scale-out process tests (design T2, T3): 3 NATS servers, serve --queue
+# nats, worker processes and real vina; CPU-heavy, so not part of test.
+test-scale: deps
+	MOLGRAPH_SCALE_TESTS=1 $(GO) test -count=1 -timeout 30m -run 'TestScaleOut' -v ./cmd/molgraph/
+
 # The packages with shared state (graph, jobs, queries, handlers) under the
 # race detector, on the tests that exercise their concurrency: snapshots and
 # group commit, the job runner's pools, caps, cancel and resume, SPARQL
@@ -63,6 +68,7 @@ test: vet
 test-race: deps
 	$(GO) test -race -count=1 -timeout 15m -run 'TestSnapshotIsolation|TestGroupCommitShares' ./graph/quadstore/
 	$(GO) test -race -count=1 -timeout 15m -run 'TestRunner|TestCancel' ./jobs/
+	$(GO) test -race -count=1 -timeout 15m ./jobs/queue/...
 	$(GO) test -race -count=1 -timeout 15m -run 'TestBatchJob|TestBatchCancel|TestBatchResume' ./jobs/batch/
 	$(GO) test -race -count=1 -timeout 15m -run 'TestTimeoutAndRowLimit|TestMemoryBudget' ./queries/sparql/
 	$(GO) test -race -count=1 -timeout 15m ./queries/graphql/

@@ -114,6 +114,10 @@ type active struct {
 // errCancelled is the cause of a cancelled job's context.
 var errCancelled = errors.New("job cancelled")
 
+// WasCancelled reports whether ctx, the context of a Task's Run, ended
+// because the job was cancelled (not a shutdown).
+func WasCancelled(ctx context.Context) bool { return errors.Is(context.Cause(ctx), errCancelled) }
+
 // NewRunner returns a runner of the given tasks over store; base is the
 // service's base IRI. Call Start to resume stored jobs and start working.
 func NewRunner(store *graph.Store, base string, tasks []Task, opt Options) (*Runner, error) {

@@ -34,7 +34,7 @@ func dataDirOption() option {
 }
 
 func serveOptions() []option {
-	return []option{
+	return append([]option{
 		{"addr", "MOLGRAPH_ADDR", ":8080", "listen address (host:port)"},
 		dataDirOption(),
 		{"base-iri", "MOLGRAPH_BASE_IRI", "http://localhost:8080/", "base of resource IRIs (<base>id/<kind>/<id>) and problem types"},
@@ -88,7 +88,7 @@ func serveOptions() []option {
 		{"vina-timeout", "MOLGRAPH_VINA_TIMEOUT", "30m", "longest vina run for one ligand; past it the ligand fails (time limit exceeded) and the job goes on"},
 		{"log-level", "MOLGRAPH_LOG_LEVEL", "info", "debug, info, warn or error"},
 		{"log-format", "MOLGRAPH_LOG_FORMAT", "json", "json or text (logs go to stderr)"},
-	}
+	}, natsServeOptions()...)
 }
 
 // settings are parsed option values, by flag name.
@@ -249,6 +249,7 @@ type serveConfig struct {
 	tmpDir                         string
 	vinaWorkers                    int
 	vinaTimeout                    time.Duration
+	nats                           natsConfig // --queue and the NATS options (nats.go)
 }
 
 func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, error) {
@@ -365,6 +366,8 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	c.uploads.MaxSDRecordBytes = int(n)
 	collect(e)
 	c.logFormat, e = s.oneOf("log-format", "json", "text")
+	collect(e)
+	c.nats, e = loadNATS(s, true)
 	collect(e)
 	if err := c.logLevel.UnmarshalText([]byte(s.str("log-level"))); err != nil {
 		collect(fmt.Errorf("%w: %s: %q is not one of debug, info, warn, error", errUsage, s.src["log-level"], s.str("log-level")))

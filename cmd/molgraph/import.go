@@ -31,7 +31,7 @@ import (
 // runner (which resumes unfinished batch jobs) for "serve". The returned
 // function stops them (runner first: running jobs keep their state and
 // resume at the next start).
-func moleculeServices(cfg serveConfig, store *graph.Store, tmp *subproc.TempDirs, log *slog.Logger) (handlers.MoleculeServices, handlers.DockingServices, func(), error) {
+func moleculeServices(cfg serveConfig, store *graph.Store, tmp *subproc.TempDirs, dq *dockQueue, log *slog.Logger) (handlers.MoleculeServices, handlers.DockingServices, func(), error) {
 	c3 := cfg.chem3D
 	embed := chem.EmbedOptions{MaxHeavyAtoms: c3.maxHeavyAtoms, MaxRotatableBonds: c3.maxRotatableBonds,
 		MaxAttempts: c3.maxAttempts, MMFFMaxIters: c3.mmffIters, Timeout: c3.timeout, Workers: c3.workers,
@@ -62,8 +62,12 @@ func moleculeServices(cfg serveConfig, store *graph.Store, tmp *subproc.TempDirs
 	if vina, err := docking.NewVina(context.Background(), ""); err != nil {
 		log.Warn("docking disabled: AutoDock Vina not found", "error", err)
 	} else {
-		dockTask = jobsdocking.NewTask(reg, vina.WithTempDirs(tmp),
-			jobsdocking.Options{Workers: cfg.vinaWorkers, LigandTimeout: cfg.vinaTimeout})
+		vina = vina.WithTempDirs(tmp)
+		opt := jobsdocking.Options{Workers: cfg.vinaWorkers, LigandTimeout: cfg.vinaTimeout}
+		if dq != nil {
+			dq.wire(&opt, vina, pool, cfg, log)
+		}
+		dockTask = jobsdocking.NewTask(reg, vina, opt)
 		tasks = append(tasks, dockTask)
 	}
 	runner, err := jobs.NewRunner(store, cfg.baseIRI, tasks, jobs.Options{Workers: cfg.jobWorkers,

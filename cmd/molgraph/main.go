@@ -32,6 +32,8 @@ func commands() []command {
 		{"import", "upload an SD or SMILES file to a running server as a batch job, with progress", importCmd},
 		{"export", "write the whole graph to a file (N-Quads, N-Triples, Turtle, JSON-LD)", exportCmd},
 		{"dock", "submit a docking job to a running server and follow it until done, then print the results", dockCmd},
+		{"worker", "dock units from NATS JetStream for a serve --queue nats (no graph access)", workerCmd},
+		{"workers", "show the live workers and the queued and in-flight units of a NATS deployment", workersCmd},
 	}
 }
 

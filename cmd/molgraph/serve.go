@@ -66,7 +66,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	if swept > 0 {
 		log.Info("removed temporary directories left by dead processes", "dir", tmp.Root(), "removed", swept)
 	}
-	mols, dock, closeMolecules, err := moleculeServices(cfg, store, tmp, log)
+	// --queue nats: docking units go to NATS JetStream workers.
+	var dq *dockQueue
+	if cfg.nats.queue == "nats" {
+		q, nc, stopQueue, err := natsQueue(ctx, cfg.nats, cfg.dataDir, stdout, log)
+		if err != nil {
+			return err
+		}
+		dq = &dockQueue{q: q, nc: nc}
+		defer stopQueue()
+		defer dq.stop()
+	}
+	mols, dock, closeMolecules, err := moleculeServices(cfg, store, tmp, dq, log)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"slices"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
+	"github.com/molgraph/molgraph/jobs/queue"
 	"github.com/molgraph/molgraph/jobs/work"
 	"github.com/molgraph/molgraph/ontology"
 )
@@ -64,6 +66,16 @@ type Options struct {
 	// MaxCommitQuads bounds one commit of outcomes (default 20000, the
 	// runner's default; give the runner's jobs.Options.MaxCommitQuads).
 	MaxCommitQuads int
+	// Queue, when set, carries the ligands to workers (`--queue nats`)
+	// instead of docking them in this process; Inputs holds the
+	// receptors, Engine is the executors' fingerprint, Stall the time
+	// without an outcome after which every pending ligand is enqueued
+	// again (default 3 minutes). See runQueued.
+	Queue  queue.Queue
+	Inputs queue.Inputs
+	Engine string
+	Stall  time.Duration
+	Logger *slog.Logger
 }
 
 // Task runs docking jobs; it implements jobs.Task.
@@ -86,6 +98,12 @@ func NewTask(reg *batch.Registry, vina *dk.Vina, opt Options) *Task {
 	}
 	if opt.MaxCommitQuads <= 0 {
 		opt.MaxCommitQuads = 20000
+	}
+	if opt.Stall <= 0 {
+		opt.Stall = 3 * time.Minute
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Task{store: reg.Store(), reg: reg, vina: vina, base: reg.Base(), opt: opt}
 }
@@ -469,6 +487,9 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 		Params: dk.Params{Exhaustiveness: set.Exhaustiveness, NumModes: set.NumModes, EnergyRange: set.EnergyRange, Seed: set.Seed,
 			Timeout: t.opt.LigandTimeout}}
 
+	if t.opt.Queue != nil {
+		return t.runQueued(ctx, j, c, dj, recPDBQT, pending)
+	}
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	// The committer: outcomes are stored in groups of those that arrived

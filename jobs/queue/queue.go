@@ -19,8 +19,12 @@ package queue
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/cayleygraph/quad"
@@ -125,3 +129,39 @@ func (o Options) WithDefaults() Options {
 
 // GaveUp is the failure of a unit delivered MaxDeliver times.
 func GaveUp(n int) string { return "gave up after " + strconv.Itoa(n) + " deliveries" }
+
+// Inputs stores the large inputs the units of a job share (a receptor),
+// under their SHA-256, so units carry the digest only.
+type Inputs interface {
+	PutInput(ctx context.Context, data []byte) (sha string, err error)
+	GetInput(ctx context.Context, sha string) ([]byte, error)
+}
+
+// MemInputs is Inputs in memory (the in-process queue's).
+type MemInputs struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+// PutInput implements Inputs.
+func (m *MemInputs) PutInput(ctx context.Context, data []byte) (string, error) {
+	h := sha256.Sum256(data)
+	sha := hex.EncodeToString(h[:])
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[string][]byte{}
+	}
+	m.m[sha] = data
+	return sha, nil
+}
+
+// GetInput implements Inputs.
+func (m *MemInputs) GetInput(ctx context.Context, sha string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if d, ok := m.m[sha]; ok {
+		return d, nil
+	}
+	return nil, fmt.Errorf("%w: input %s not found", ErrFault, sha)
+}

@@ -44,6 +44,7 @@ func (n names) results() string    { return "MG_" + n.dep + "_RESULTS" }
 func (n names) advisories() string { return "MG_" + n.dep + "_ADVISORIES" }
 func (n names) workers() string    { return "mg_" + n.dep + "_workers" }
 func (n names) cancel() string     { return "mg." + n.dep + ".cancel" }
+func (n names) inputs() string     { return "mg_" + n.dep + "_inputs" }
 
 func (n names) taskSubject(kind, engine string, job quad.IRI, key string) string {
 	return "mg." + n.dep + ".task." + token(kind) + "." + token(engine) + "." + jobToken(job) + "." + token(key)

@@ -306,3 +306,28 @@ func Workers(ctx context.Context, nc *nats.Conn, deployment string) ([]Presence,
 	}
 	return out, nil
 }
+
+// DeploymentStatus is what `molgraph workers` and the status route show.
+type DeploymentStatus struct {
+	Workers []Presence  `json:"workers"`
+	Units   queue.Stats `json:"units"`
+}
+
+// Status reads the live workers and the unit counts of a deployment
+// without changing anything.
+func Status(ctx context.Context, nc *nats.Conn, cfg Config) (DeploymentStatus, error) {
+	cfg = cfg.withDefaults()
+	var st DeploymentStatus
+	ws, err := Workers(ctx, nc, cfg.Deployment)
+	if err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return st, err
+	}
+	st.Workers = ws
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return st, err
+	}
+	q := &Queue{cfg: cfg, n: names{token(cfg.Deployment)}, nc: nc, js: js}
+	st.Units, err = q.Stats(ctx, "")
+	return st, err
+}

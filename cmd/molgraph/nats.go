@@ -1,0 +1,312 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	natsserver "github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
+
+	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/docking"
+	jobsdocking "github.com/molgraph/molgraph/jobs/docking"
+	"github.com/molgraph/molgraph/jobs/queue"
+	"github.com/molgraph/molgraph/jobs/queue/jsq"
+	"github.com/molgraph/molgraph/jobs/work"
+)
+
+// natsClientOptions are the NATS options of serve, worker and workers.
+func natsClientOptions(urlDefault string) []option {
+	return []option{
+		{"nats-url", "MOLGRAPH_NATS_URL", urlDefault, "NATS servers (comma-separated nats:// or tls:// URLs); serve: embedded runs a server inside the process"},
+		{"nats-creds", "MOLGRAPH_NATS_CREDS", "none", "NATS credentials: an nkey seed file (the one serve generates) or a .creds file; required off loopback"},
+		{"nats-tls-ca", "MOLGRAPH_NATS_TLS_CA", "none", "CA certificate (PEM) the NATS servers' certificates are checked against"},
+		{"nats-deployment", "MOLGRAPH_NATS_DEPLOYMENT", "molgraph", "deployment id: the prefix of the streams and subjects, so deployments sharing a NATS cluster stay apart"},
+		{"nats-ack-wait", "MOLGRAPH_NATS_ACK_WAIT", "60s", "a unit whose worker stops sending heartbeats is given to another worker after this"},
+	}
+}
+
+// natsServeOptions are serve's options of the queue.
+func natsServeOptions() []option {
+	return append([]option{
+		{"queue", "MOLGRAPH_QUEUE", "local", "where docking units run: local (in this process) or nats (NATS JetStream workers: molgraph worker)"},
+		{"nats-listen", "MOLGRAPH_NATS_LISTEN", "127.0.0.1:4222", "client listener of the embedded NATS server (none: in-process only); off loopback it needs --nats-tls-cert and --nats-tls-key"},
+		{"nats-tls-cert", "MOLGRAPH_NATS_TLS_CERT", "none", "TLS certificate (PEM) of the embedded NATS server's listener"},
+		{"nats-tls-key", "MOLGRAPH_NATS_TLS_KEY", "none", "TLS key (PEM) of the embedded NATS server's listener"},
+		{"nats-replicas", "MOLGRAPH_NATS_REPLICAS", "0", "replicas of the NATS streams (0: 1 with the embedded server, 3 on a cluster)"},
+		{"local-slots", "MOLGRAPH_LOCAL_SLOTS", "-1", "with --queue nats: vina processes serve runs itself as a worker (-1: --vina-workers, 0: none, coordinator only)"},
+	}, natsClientOptions("embedded")...)
+}
+
+type natsConfig struct {
+	url, creds, tlsCA, deployment string
+	ackWait                       time.Duration
+	// serve only
+	queue, listen, tlsCert, tlsKey string
+	replicas, localSlots           int
+}
+
+func optional(s settings, name string) string {
+	if v := strings.TrimSpace(s.str(name)); v != "none" {
+		return v
+	}
+	return ""
+}
+
+func loadNATS(s settings, serve bool) (natsConfig, error) {
+	c := natsConfig{url: strings.TrimSpace(s.str("nats-url")), creds: optional(s, "nats-creds"), tlsCA: optional(s, "nats-tls-ca"),
+		deployment: strings.TrimSpace(s.str("nats-deployment"))}
+	var errs []error
+	var e error
+	c.ackWait, e = s.duration("nats-ack-wait")
+	errs = append(errs, e)
+	if c.deployment == "" || strings.ContainsAny(c.deployment, ". *>\t\n") {
+		errs = append(errs, fmt.Errorf("%w: %s: %q is not a deployment id (letters, digits, - and _)", errUsage, s.src["nats-deployment"], c.deployment))
+	}
+	if serve {
+		c.queue, e = s.oneOf("queue", "local", "nats")
+		errs = append(errs, e)
+		c.listen, c.tlsCert, c.tlsKey = strings.TrimSpace(s.str("nats-listen")), optional(s, "nats-tls-cert"), optional(s, "nats-tls-key")
+		c.replicas, e = s.nonNegativeInt("nats-replicas")
+		errs = append(errs, e)
+		var n int64
+		if _, err := fmt.Sscan(strings.TrimSpace(s.str("local-slots")), &n); err != nil || n < -1 || n > 4096 {
+			errs = append(errs, fmt.Errorf("%w: %s: %q is not a number of slots (-1 to 4096)", errUsage, s.src["local-slots"], s.str("local-slots")))
+		}
+		c.localSlots = int(n)
+		if (c.tlsCert == "") != (c.tlsKey == "") {
+			errs = append(errs, fmt.Errorf("%w: --nats-tls-cert and --nats-tls-key go together", errUsage))
+		}
+	} else if c.url == "" || c.url == "embedded" {
+		errs = append(errs, fmt.Errorf("%w: %s: the URL of the NATS servers is required", errUsage, s.src["nats-url"]))
+	}
+	return c, errors.Join(errs...)
+}
+
+func (c natsConfig) jsq(replicas int) jsq.Config {
+	// An outcome fetched by a coordinator that died is delivered again
+	// after ResultAckWait: twice the unit's ack wait.
+	return jsq.Config{Deployment: c.deployment, Replicas: replicas, Options: queue.Options{AckWait: c.ackWait},
+		ResultAckWait: 2 * c.ackWait}
+}
+
+// credsOption is the nats.Option of a credentials file: a .creds file
+// (JWT and seed) or a bare nkey seed.
+func credsOption(path string) (nats.Option, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("nats credentials: %w", err)
+	}
+	if strings.Contains(string(data), "BEGIN NATS USER JWT") {
+		return nats.UserCredentials(path), nil
+	}
+	return nats.NkeyOptionFromSeed(path)
+}
+
+// natsConnect connects to the servers of c.url. Off loopback it requires
+// credentials and TLS (a tls:// URL or a CA file): receptors and ligands
+// are customers' data.
+func natsConnect(c natsConfig, name string, log *slog.Logger) (*nats.Conn, error) {
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { log.Warn("NATS disconnected", "error", err) }),
+		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS reconnected", "server", nc.ConnectedUrlRedacted()) })}
+	remote, tlsURL := false, false
+	for _, u := range strings.Split(c.url, ",") {
+		pu, err := url.Parse(strings.TrimSpace(u))
+		if err != nil || pu.Host == "" {
+			return nil, fmt.Errorf("%w: NATS URL %q", errUsage, u)
+		}
+		if !jsq.IsLoopback(pu.Hostname()) {
+			remote = true
+		}
+		tlsURL = tlsURL || pu.Scheme == "tls"
+	}
+	if c.creds != "" {
+		o, err := credsOption(c.creds)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
+	}
+	if c.tlsCA != "" {
+		opts = append(opts, nats.RootCAs(c.tlsCA))
+	}
+	if remote && (c.creds == "" || (!tlsURL && c.tlsCA == "")) {
+		return nil, fmt.Errorf("%w: NATS servers off loopback need --nats-creds and TLS (tls:// URLs or --nats-tls-ca)", errUsage)
+	}
+	return nats.Connect(c.url, opts...)
+}
+
+// embeddedSeedFile is where serve keeps the nkey seed of its embedded
+// server's one user (workers connect with it: --nats-creds).
+func embeddedSeedFile(dataDir string) string { return filepath.Join(dataDir, "nats", "worker.nk") }
+
+// embeddedUser returns the public key of the embedded server's user,
+// generating the seed on first use and printing where it is, once (like
+// the bootstrap API key).
+func embeddedUser(dataDir string, stdout io.Writer) (string, error) {
+	path := embeddedSeedFile(dataDir)
+	seed, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		kp, err := nkeys.CreateUser()
+		if err != nil {
+			return "", err
+		}
+		if seed, err = kp.Seed(); err != nil {
+			return "", err
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(path, append(seed, '\n'), 0o600); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(stdout, "NATS worker credentials (nkey seed) written to %s (shown once; copy the file to the worker machines):\n%s\n", path, seed)
+	} else if err != nil {
+		return "", err
+	}
+	kp, err := nkeys.FromSeed([]byte(strings.TrimSpace(string(seed))))
+	if err != nil {
+		return "", fmt.Errorf("nats seed %s: %w", path, err)
+	}
+	return kp.PublicKey()
+}
+
+// natsQueue starts the coordinator's queue for serve --queue nats: the
+// embedded server (or a connection to c.url), the streams, and the
+// connection the in-process worker slots use. stop closes them.
+func natsQueue(ctx context.Context, c natsConfig, dataDir string, stdout io.Writer, log *slog.Logger) (q *jsq.Queue, nc *nats.Conn, stop func(), err error) {
+	var srv *natsserver.Server
+	replicas := c.replicas
+	if c.url == "embedded" || c.url == "" {
+		pub, err := embeddedUser(dataDir, stdout)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var tc *tls.Config
+		if c.tlsCert != "" {
+			cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("nats TLS: %w", err)
+			}
+			tc = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		}
+		srv, err = jsq.StartEmbedded(jsq.EmbeddedOptions{Dir: filepath.Join(dataDir, "jetstream"), Listen: c.listen,
+			Users: []string{pub}, TLS: tc})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		seed, err := credsOption(embeddedSeedFile(dataDir))
+		if err == nil {
+			nc, err = jsq.ConnectInProcess(srv, "molgraph-serve", seed)
+		}
+		if err != nil {
+			srv.Shutdown()
+			return nil, nil, nil, err
+		}
+		if replicas == 0 {
+			replicas = 1
+		}
+		log.Info("embedded NATS server started", "listen", c.listen, "store", filepath.Join(dataDir, "jetstream"))
+	} else {
+		if nc, err = natsConnect(c, "molgraph-serve", log); err != nil {
+			return nil, nil, nil, err
+		}
+		if replicas == 0 {
+			replicas = 3
+		}
+	}
+	cfg := c.jsq(replicas)
+	cfg.Logger = log
+	if q, err = jsq.New(ctx, nc, cfg); err != nil {
+		nc.Close()
+		if srv != nil {
+			srv.Shutdown()
+		}
+		return nil, nil, nil, err
+	}
+	return q, nc, func() {
+		q.Close()
+		nc.Close()
+		if srv != nil {
+			srv.Shutdown()
+			srv.WaitForShutdown()
+		}
+	}, nil
+}
+
+// checkTLSCA fails early on an unreadable CA file.
+func checkTLSCA(path string) error {
+	if path == "" {
+		return nil
+	}
+	pem, err := os.ReadFile(path)
+	if err == nil && !x509.NewCertPool().AppendCertsFromPEM(pem) {
+		err = errors.New("no certificate in it")
+	}
+	if err != nil {
+		return fmt.Errorf("%w: --nats-tls-ca %s: %v", errUsage, path, err)
+	}
+	return nil
+}
+
+// dockQueue is the docking task's queue in serve --queue nats, with the
+// worker slots serve runs itself.
+type dockQueue struct {
+	q      *jsq.Queue
+	nc     *nats.Conn
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// wire points the docking task's options at the queue and starts the
+// local worker slots (--local-slots).
+func (d *dockQueue) wire(opt *jobsdocking.Options, vina *docking.Vina, pool *chem.Pool, cfg serveConfig, log *slog.Logger) {
+	c := cfg.nats.jsq(0)
+	inputs := &jsq.Inputs{NC: d.nc, Config: c}
+	engine := work.Engine(version, vina.Version())
+	opt.Queue, opt.Inputs, opt.Engine, opt.Stall, opt.Logger = d.q, inputs, engine, 3*cfg.nats.ackWait, log
+	slots := cfg.nats.localSlots
+	if slots < 0 {
+		slots = cfg.vinaWorkers
+		if slots == 0 {
+			slots = runtime.NumCPU()
+		}
+	}
+	log.Info("docking on NATS workers", "engine", engine, "local_slots", slots)
+	if slots == 0 {
+		return
+	}
+	host, _ := os.Hostname()
+	w := &jsq.Worker{NC: d.nc, Config: c, Name: "serve-" + host, Host: host, Slots: slots, Engine: engine,
+		Drain: cfg.shutdownTimeout,
+		Exec:  map[string]queue.Executor{work.KindDock: work.DockExecutor(&work.Docker{Vina: vina, Pool: pool, Worker: "serve-" + host, Host: host}, inputs)}}
+	ctx, cancel := context.WithCancel(context.Background())
+	d.cancel, d.done = cancel, make(chan struct{})
+	go func() {
+		defer close(d.done)
+		if err := w.Serve(ctx); err != nil {
+			log.Error("local worker slots", "error", err)
+		}
+	}()
+}
+
+// stop stops the local worker slots (their units go back to the queue).
+func (d *dockQueue) stop() {
+	if d.cancel != nil {
+		d.cancel()
+		<-d.done
+	}
+}

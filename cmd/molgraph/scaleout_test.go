@@ -1,0 +1,353 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime/multipart"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/molgraph/molgraph/internal/sharedtest"
+	"github.com/molgraph/molgraph/jobs/queue/jsq"
+)
+
+// The scale-out tests (design T2, T3) start a 3-server NATS cluster in
+// this process, serve --queue nats and worker processes, and dock with the
+// real vina: CPU-heavy, so they run only with MOLGRAPH_SCALE_TESTS=1
+// (make test-scale).
+func scaleTests(t *testing.T) {
+	t.Helper()
+	if os.Getenv("MOLGRAPH_SCALE_TESTS") != "1" {
+		t.Skip("set MOLGRAPH_SCALE_TESTS=1 (make test-scale)")
+	}
+	if _, err := exec.LookPath("vina"); err != nil {
+		t.Skip("vina not installed")
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// natsCluster starts three JetStream servers on 127.0.0.1 routed to each
+// other (like nats-server's own cluster tests) and returns their client
+// URLs, comma-separated.
+func natsCluster(t *testing.T) string {
+	t.Helper()
+	var client, cluster []int
+	for range 3 {
+		client, cluster = append(client, freePort(t)), append(cluster, freePort(t))
+	}
+	var routes, urls []string
+	for i := range 3 {
+		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", cluster[i]))
+		urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", client[i]))
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := jsq.StartEmbedded(jsq.EmbeddedOptions{Name: fmt.Sprintf("n%d", i+1), Dir: t.TempDir(),
+				Listen: fmt.Sprintf("127.0.0.1:%d", client[i]),
+				Cluster: &jsq.ClusterOptions{Name: "mgtest", Listen: fmt.Sprintf("127.0.0.1:%d", cluster[i]), Routes: routes}})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			t.Cleanup(s.Shutdown)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return strings.Join(urls, ",")
+}
+
+// proc is a worker child process.
+type proc struct {
+	cmd *exec.Cmd
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func (p *proc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.Write(b)
+}
+
+func (p *proc) logs() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// startWorker runs "molgraph worker" with one slot and a vina wrapper that
+// logs "start <name> <pid>" to vinaLog before exec'ing vina.
+func startWorker(t *testing.T, bin, urls, name, vinaLog string) *proc {
+	t.Helper()
+	dir := t.TempDir()
+	wrapper := filepath.Join(dir, "vina")
+	script := fmt.Sprintf("#!/bin/sh\ncase \"$1\" in --version) ;; *) echo \"start %s $$\" >> %s ;; esac\nexec vina \"$@\"\n", name, vinaLog)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{}
+	p.cmd = exec.Command(bin, "worker", "--nats-url", urls, "--slots", "1", "--name", name, "--vina", wrapper,
+		"--work-dir", dir, "--nats-ack-wait", "4s", "--drain-timeout", "5s", "--log-format", "text")
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+			p.cmd.Wait()
+		}
+	})
+	return p
+}
+
+// vinaStarts reads the wrapper log: worker name and vina pid per start.
+func vinaStarts(t *testing.T, path string) [][2]string {
+	data, _ := os.ReadFile(path)
+	var out [][2]string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 3 && f[0] == "start" {
+			out = append(out, [2]string{f[1], f[2]})
+		}
+	}
+	return out
+}
+
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	if err != nil {
+		return false
+	}
+	// A zombie is dead too.
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !strings.Contains(string(st), ") Z ")
+}
+
+// scaleFixture stores the 1iep receptor and small ligands on server s and
+// returns the docking request body.
+func scaleFixture(t *testing.T, url, key string) []byte {
+	t.Helper()
+	recData := sharedtest.ReadFile(t, "docking-corpus", "vina-examples/1iep/1iep_receptor.pdbqt")
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "1iep_receptor.pdbqt")
+	fw.Write(recData)
+	mw.Close()
+	var rec struct{ ID string }
+	if code := post(t, url+"/v1/receptors", key, mw.FormDataContentType(), body.Bytes(), &rec); code != 201 {
+		t.Fatalf("receptor: %d %+v", code, rec)
+	}
+	var ids []string
+	for _, smi := range []string{"Oc1ccccc1", "OC(=O)c1ccccc1", "c1ccc2ccccc2c1", "Nc1ccncc1", "Cc1ccccc1O"} {
+		var m struct{ ID string }
+		b, _ := json.Marshal(map[string]any{"format": "smiles", "content": smi, "generate_3d": true})
+		if code := post(t, url+"/v1/molecules", key, "application/json", b, &m); code != 201 {
+			t.Fatalf("molecule %s: %d", smi, code)
+		}
+		ids = append(ids, m.ID)
+	}
+	req, _ := json.Marshal(map[string]any{"receptor": rec.ID, "ligands": ids, "pocket": "box",
+		"box":            map[string]any{"center": []float64{15.190, 53.903, 16.917}, "size": []float64{14, 14, 14}},
+		"exhaustiveness": 1, "num_modes": 3, "seed": 7})
+	return req
+}
+
+type jobView struct {
+	Status   string
+	Finished int `json:"finished_ligands"`
+	Failed   int `json:"failed_ligands"`
+	Total    int `json:"total_ligands"`
+}
+
+func viewJob(t *testing.T, url, key, id string) jobView {
+	t.Helper()
+	code, b, _ := get(t, url+"/v1/docking/jobs/"+id, key)
+	var v jobView
+	if code != 200 || json.Unmarshal([]byte(b), &v) != nil {
+		t.Fatalf("job view: %d %s", code, b)
+	}
+	return v
+}
+
+func waitJob(t *testing.T, url, key, id string, d time.Duration, logs func() string) jobView {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if v := viewJob(t, url, key, id); v.Status != "queued" && v.Status != "running" {
+			return v
+		}
+	}
+	t.Fatalf("job %s not finished after %v\n%s", id, d, logs())
+	return jobView{}
+}
+
+// affinities reads every ligand's results (all modes) of a job: ligand ->
+// mode affinities; it fails on a ligand listed twice.
+func affinities(t *testing.T, url, key, id string) map[string][]float64 {
+	t.Helper()
+	code, b, _ := get(t, url+"/v1/docking/jobs/"+id+"/results?limit=100", key)
+	var page struct {
+		Results []struct {
+			Ligand string
+			Modes  []struct {
+				Affinity float64 `json:"affinity_kcal"`
+			}
+		}
+		Failures []struct{ Ligand, Error string }
+	}
+	if code != 200 || json.Unmarshal([]byte(b), &page) != nil {
+		t.Fatalf("results: %d %s", code, b)
+	}
+	out := map[string][]float64{}
+	for _, r := range page.Results {
+		if _, dup := out[r.Ligand]; dup {
+			t.Errorf("ligand %s has two outcomes", r.Ligand)
+		}
+		out[r.Ligand] = []float64{}
+		for _, m := range r.Modes {
+			out[r.Ligand] = append(out[r.Ligand], m.Affinity)
+		}
+	}
+	for _, f := range page.Failures {
+		if _, dup := out[f.Ligand]; dup {
+			t.Errorf("ligand %s has two outcomes", f.Ligand)
+		}
+		out[f.Ligand] = nil
+		t.Errorf("ligand %s failed: %s", f.Ligand, f.Error)
+	}
+	return out
+}
+
+// TestScaleOutWorkerKill (T2, with T3's coordinator kill): serve --queue
+// nats against 3 NATS servers with no local slots, two worker processes
+// of one slot. A worker is killed (kill -9) while its vina docks: its vina
+// dies with it, the ligand is re-docked by the other worker after the ack
+// wait. Then the coordinator is killed mid-job and restarted. Each job
+// succeeds with exactly one outcome per ligand, and affinities equal those
+// of a local-mode run of the same job (fixed seed).
+func TestScaleOutWorkerKill(t *testing.T) {
+	scaleTests(t)
+	bin := buildBinary(t)
+	urls := natsCluster(t)
+	key := "scale-out-test-key-0123456789abcdefghijklmnopqrstuvwxyz"
+	dataDir := t.TempDir()
+	env := []string{"MOLGRAPH_API_KEY=" + key, "MOLGRAPH_QUEUE=nats", "MOLGRAPH_NATS_URL=" + urls,
+		"MOLGRAPH_LOCAL_SLOTS=0", "MOLGRAPH_NATS_ACK_WAIT=4s", "MOLGRAPH_NATS_REPLICAS=3"}
+	s := startServer(t, bin, dataDir, env...)
+	req := scaleFixture(t, s.url, key)
+
+	vinaLog := filepath.Join(t.TempDir(), "vina.log")
+	a := startWorker(t, bin, urls, "A", vinaLog)
+	b := startWorker(t, bin, urls, "B", vinaLog)
+	_ = b
+	var job struct{ ID string }
+	if code := post(t, s.url+"/v1/docking/jobs", key, "application/json", req, &job); code != 202 {
+		t.Fatalf("docking job: %d %+v", code, job)
+	}
+	// Kill A as soon as it runs vina.
+	var killedPid int
+	for end := time.Now().Add(3 * time.Minute); killedPid == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("worker A never started vina\n%s\n%s", a.logs(), s.logs())
+		}
+		for _, st := range vinaStarts(t, vinaLog) {
+			if st[0] == "A" {
+				killedPid, _ = strconv.Atoi(st[1])
+			}
+		}
+	}
+	if err := a.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	a.cmd.Wait()
+	for end := time.Now().Add(10 * time.Second); alive(killedPid); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("vina %d of the killed worker still runs", killedPid)
+		}
+	}
+	v := waitJob(t, s.url, key, job.ID, 10*time.Minute, func() string { return s.logs() + b.logs() })
+	if v.Status != "succeeded" || v.Finished+v.Failed != v.Total || v.Total != 5 || v.Failed != 0 {
+		t.Fatalf("job after the worker kill: %+v\n%s", v, s.logs())
+	}
+	nats1 := affinities(t, s.url, key, job.ID)
+	if len(nats1) != 5 {
+		t.Fatalf("%d ligands with outcomes, want 5", len(nats1))
+	}
+	starts := vinaStarts(t, vinaLog)
+	if len(starts) != 6 {
+		t.Errorf("%d vina starts, want 6 (5 ligands, one docked twice): %v", len(starts), starts)
+	}
+
+	// T3: the coordinator killed mid-job, then restarted.
+	var job2 struct{ ID string }
+	if code := post(t, s.url+"/v1/docking/jobs", key, "application/json", req, &job2); code != 202 {
+		t.Fatalf("docking job 2: %d %+v", code, job2)
+	}
+	for end := time.Now().Add(3 * time.Minute); len(vinaStarts(t, vinaLog)) < len(starts)+2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("job 2 never started\n%s", s.logs())
+		}
+	}
+	s.cmd.Process.Kill()
+	<-s.done
+	time.Sleep(2 * time.Second) // the worker goes on meanwhile
+	s = startServer(t, bin, dataDir, env...)
+	v = waitJob(t, s.url, key, job2.ID, 10*time.Minute, func() string { return s.logs() + b.logs() })
+	if v.Status != "succeeded" || v.Finished != 5 || v.Failed != 0 {
+		t.Fatalf("job after the coordinator kill: %+v\n%s", v, s.logs())
+	}
+	nats2 := affinities(t, s.url, key, job2.ID)
+	if !strings.Contains(s.logs(), `"msg":"docking units enqueued"`) {
+		t.Errorf("no reconcile logged at restart\n%s", s.logs())
+	}
+	s.stop(t)
+
+	// The reference: the same job docked in this process's way (--queue
+	// local) on the same data.
+	s = startServer(t, bin, dataDir, "MOLGRAPH_API_KEY="+key, "MOLGRAPH_VINA_WORKERS=2")
+	defer s.stop(t)
+	var ref struct{ ID string }
+	if code := post(t, s.url+"/v1/docking/jobs", key, "application/json", req, &ref); code != 202 {
+		t.Fatalf("local job: %d", code)
+	}
+	if v := waitJob(t, s.url, key, ref.ID, 10*time.Minute, s.logs); v.Status != "succeeded" || v.Finished != 5 {
+		t.Fatalf("local job: %+v", v)
+	}
+	local := affinities(t, s.url, key, ref.ID)
+	for lig, want := range local {
+		for name, got := range map[string][]float64{"worker kill": nats1[lig], "coordinator kill": nats2[lig]} {
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("ligand %s (%s): affinities %v, local run %v", lig, name, got, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/docking"
+	"github.com/molgraph/molgraph/internal/subproc"
+	"github.com/molgraph/molgraph/jobs/queue"
+	"github.com/molgraph/molgraph/jobs/queue/jsq"
+	"github.com/molgraph/molgraph/jobs/work"
+)
+
+func workerOptions() []option {
+	return append([]option{
+		{"slots", "MOLGRAPH_WORKER_SLOTS", "0", "units run at once, one vina process (--cpu 1) each (0: one per CPU)"},
+		{"kinds", "MOLGRAPH_WORKER_KINDS", "dock", "kinds of units this worker runs (dock)"},
+		{"work-dir", "MOLGRAPH_WORKER_WORK_DIR", "./molgraph-worker", "vina working directories and the receptor cache"},
+		{"vina", "MOLGRAPH_WORKER_VINA", "vina", "the vina binary (a name on PATH or a path)"},
+		{"chem-workers", "MOLGRAPH_WORKER_CHEM_WORKERS", "0", "RDKit threads preparing ligands (0: one per CPU)"},
+		{"drain-timeout", "MOLGRAPH_WORKER_DRAIN_TIMEOUT", "2m", "on SIGTERM, how long running units may finish before they are handed back"},
+		{"name", "MOLGRAPH_WORKER_NAME", "", "this worker's name (default host-pid)"},
+		{"log-level", "MOLGRAPH_LOG_LEVEL", "info", "debug, info, warn or error"},
+		{"log-format", "MOLGRAPH_LOG_FORMAT", "json", "json or text (logs go to stderr)"},
+	}, natsClientOptions("")...)
+}
+
+// workerCmd is "molgraph worker": it docks units from NATS JetStream
+// with no access to the graph, until SIGTERM (then it drains).
+func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
+	s, rest, err := parseOptions("worker", workerOptions(), nil, args, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, rest)
+	}
+	nc, err := loadNATS(s, false)
+	if err != nil {
+		return err
+	}
+	if err := checkTLSCA(nc.tlsCA); err != nil {
+		return err
+	}
+	slots, err := s.nonNegativeInt("slots")
+	if err != nil {
+		return err
+	}
+	if slots == 0 {
+		slots = runtime.NumCPU()
+	}
+	chemWorkers, err := s.nonNegativeInt("chem-workers")
+	if err != nil {
+		return err
+	}
+	drain, err := s.duration("drain-timeout")
+	if err != nil {
+		return err
+	}
+	for _, k := range strings.Split(s.str("kinds"), ",") {
+		if k = strings.TrimSpace(k); k != work.KindDock {
+			return fmt.Errorf("%w: --kinds: %q is not a kind this worker runs (dock)", errUsage, k)
+		}
+	}
+	var sc serveConfig
+	if sc.logFormat, err = s.oneOf("log-format", "json", "text"); err != nil {
+		return err
+	}
+	if err := sc.logLevel.UnmarshalText([]byte(s.str("log-level"))); err != nil {
+		return fmt.Errorf("%w: --log-level %q", errUsage, s.str("log-level"))
+	}
+	log := newLogger(stderr, sc)
+	host, _ := os.Hostname()
+	name := s.str("name")
+	if name == "" {
+		name = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	dir, err := filepath.Abs(s.str("work-dir"))
+	if err != nil {
+		return err
+	}
+	tmp, swept, err := subproc.OpenTempDirs(filepath.Join(dir, "tmp"))
+	if err != nil {
+		return err
+	}
+	if swept > 0 {
+		log.Info("removed temporary directories left by dead processes", "removed", swept)
+	}
+	vina, err := docking.NewVina(ctx, s.str("vina"))
+	if err != nil {
+		return fmt.Errorf("vina: %w", err)
+	}
+	vina = vina.WithTempDirs(tmp)
+	pool, err := chem.New(chem.Options{Workers: chemWorkers})
+	if err != nil {
+		return fmt.Errorf("chem pool: %w", err)
+	}
+	defer pool.Close()
+	conn, err := natsConnect(nc, "molgraph-worker "+name, log)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	cfg := nc.jsq(0)
+	cfg.Logger = log
+	inputs := &jsq.Inputs{NC: conn, Config: cfg, CacheDir: filepath.Join(dir, "inputs")}
+	d := &work.Docker{Vina: vina, Pool: pool, Worker: name, Host: host}
+	engine := work.Engine(version, vina.Version())
+	w := &jsq.Worker{NC: conn, Config: cfg, Name: name, Host: host, Slots: slots, Engine: engine, Drain: drain,
+		Exec: map[string]queue.Executor{work.KindDock: work.DockExecutor(d, inputs)}}
+	log.Info("worker started", "name", name, "slots", slots, "engine", engine, "nats", conn.ConnectedUrlRedacted())
+	fmt.Fprintf(stdout, "worker %s: %d slots, engine %s\n", name, slots, engine)
+	err = w.Serve(ctx)
+	log.Info("worker stopped", "name", name, "units_done", w.Done())
+	return err
+}
+
+// workersCmd is "molgraph workers": the live workers and the queued and
+// in-flight units of a deployment, as JSON.
+func workersCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
+	s, rest, err := parseOptions("workers", natsClientOptions(""), nil, args, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, rest)
+	}
+	nc, err := loadNATS(s, false)
+	if err != nil {
+		return err
+	}
+	conn, err := natsConnect(nc, "molgraph-workers", newLogger(io.Discard, serveConfig{}))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	st, err := jsq.Status(ctx, conn, nc.jsq(0))
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(st)
+}

@@ -1,0 +1,154 @@
+package docking
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/molgraph/molgraph/jobs"
+	"github.com/molgraph/molgraph/jobs/queue"
+	"github.com/molgraph/molgraph/jobs/work"
+)
+
+// runQueued docks the pending ligands of job j on the queue's workers:
+// every pending ligand is enqueued (the queue skips those still queued,
+// so this is also the reconcile after a restart or a lost stream), the
+// outcomes are committed in groups by c, and only then acknowledged. No
+// outcome for Stall while ligands are pending enqueues them all again.
+func (t *Task) runQueued(ctx context.Context, j jobs.Job, c *committer, dj work.DockJob, receptor []byte, pending []work.DockUnit) error {
+	q, log := t.opt.Queue, t.opt.Logger.With("job", j.ID)
+	inputs := t.opt.Inputs
+	if inputs == nil {
+		inputs, _ = q.(queue.Inputs)
+	}
+	if inputs == nil {
+		return fmt.Errorf("docking job %s: the queue has no input store", j.ID)
+	}
+	sha, err := inputs.PutInput(ctx, receptor)
+	if err != nil {
+		return fmt.Errorf("docking job %s: receptor: %w", j.ID, err)
+	}
+	units := make([]queue.Unit, 0, len(pending))
+	remaining := map[string]bool{}
+	for _, u := range pending {
+		in, err := LigandInput(ctx, t.reg, u.Ligand)
+		if err != nil {
+			return fmt.Errorf("docking job %s: ligand %s: %w", j.ID, u.Ligand, err)
+		}
+		u.Input = in
+		body, err := json.Marshal(work.DockTask{Job: dj, Receptor: sha, Unit: u})
+		if err != nil {
+			return err
+		}
+		units = append(units, queue.Unit{Kind: work.KindDock, Key: u.Ligand, Engine: t.opt.Engine, Job: j.IRI, Body: body})
+		remaining[u.Ligand] = true
+	}
+	enqueue := func(why string) error {
+		var us []queue.Unit
+		for _, u := range units {
+			if remaining[u.Key] {
+				us = append(us, u)
+			}
+		}
+		n, err := q.Enqueue(ctx, us)
+		if err != nil {
+			return fmt.Errorf("docking job %s: enqueue: %w", j.ID, err)
+		}
+		log.Info("docking units enqueued", "why", why, "pending", len(us), "added", n)
+		return nil
+	}
+	if err := enqueue("start"); err != nil {
+		return err
+	}
+	octx, stop := context.WithCancel(ctx)
+	defer stop()
+	outs, err := q.Outcomes(octx, j.IRI)
+	if err != nil {
+		return fmt.Errorf("docking job %s: %w", j.ID, err)
+	}
+	stall := time.NewTimer(t.opt.Stall)
+	defer stall.Stop()
+	for len(remaining) > 0 {
+		var group []queue.Outcome
+		select {
+		case o, ok := <-outs:
+			if !ok {
+				return t.queuedEnd(ctx, j)
+			}
+			group = append(group, o)
+		more:
+			for len(group) < maxCommitGroup {
+				select {
+				case o, ok := <-outs:
+					if !ok {
+						break more
+					}
+					group = append(group, o)
+				default:
+					break more
+				}
+			}
+		case <-stall.C:
+			if err := enqueue("stalled"); err != nil {
+				return err
+			}
+			stall.Reset(t.opt.Stall)
+			continue
+		}
+		dos := make([]work.DockOutcome, 0, len(group))
+		for _, o := range group {
+			d := work.DockOutcome{Job: string(o.Job), Ligand: o.Key, Failure: o.Failure, Worker: o.Worker}
+			if o.Failure == "" {
+				if err := json.Unmarshal(o.Body, &d); err != nil || d.Ligand != o.Key {
+					d = work.DockOutcome{Job: string(o.Job), Ligand: o.Key, Failure: fmt.Sprintf("invalid outcome from worker %s", o.Worker)}
+				}
+			}
+			dos = append(dos, d)
+		}
+		added, dropped, err := c.add(ctx, dos)
+		if err != nil {
+			if ctx.Err() != nil {
+				return t.queuedEnd(ctx, j)
+			}
+			return err
+		}
+		// The commit is durable here when the store syncs its writes
+		// (serve turns --sync-writes on in nats mode): only then are the
+		// outcomes acknowledged.
+		for _, o := range group {
+			delete(remaining, o.Key)
+			if err := o.Done(); err != nil {
+				log.Warn("acknowledging an outcome", "ligand", o.Key, "err", err)
+			}
+		}
+		if dropped > 0 {
+			log.Info("duplicate outcomes dropped", "dropped", dropped, "added", added)
+		}
+		stall.Reset(t.opt.Stall)
+	}
+	// Done: the job's consumer and any late unit go.
+	if err := q.Cancel(context.WithoutCancel(ctx), j.IRI); err != nil {
+		log.Warn("removing the job's queue state", "err", err)
+	}
+	if c.prog.Finished == 0 && c.prog.Failed > 0 {
+		return fmt.Errorf("docking job %s: all %d ligands failed", j.ID, c.prog.Failed)
+	}
+	return nil
+}
+
+// queuedEnd is the end of a queued run stopped by ctx: a cancelled job's
+// units leave the queue; at a shutdown they stay, and the workers go on
+// (their outcomes are committed after the restart).
+func (t *Task) queuedEnd(ctx context.Context, j jobs.Job) error {
+	if jobs.WasCancelled(ctx) {
+		if err := t.opt.Queue.Cancel(context.WithoutCancel(ctx), j.IRI); err != nil {
+			t.opt.Logger.Warn("cancelling queued units", "job", j.ID, "err", err)
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return errors.New("docking: the outcome stream ended")
+}
