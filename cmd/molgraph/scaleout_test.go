@@ -66,7 +66,7 @@ func natsCluster(t *testing.T) string {
 		go func() {
 			defer wg.Done()
 			s, err := jsq.StartEmbedded(jsq.EmbeddedOptions{Name: fmt.Sprintf("n%d", i+1), Dir: t.TempDir(),
-				Listen: fmt.Sprintf("127.0.0.1:%d", client[i]),
+				Listen:  fmt.Sprintf("127.0.0.1:%d", client[i]),
 				Cluster: &jsq.ClusterOptions{Name: "mgtest", Listen: fmt.Sprintf("127.0.0.1:%d", cluster[i]), Routes: routes}})
 			if err != nil {
 				errs[i] = err
