@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
@@ -16,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/molgraph/molgraph/internal/sharedtest"
 	"github.com/molgraph/molgraph/jobs/queue/jsq"
@@ -79,6 +83,24 @@ func natsCluster(t *testing.T) string {
 	for _, err := range errs {
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+	// Wait for the JetStream meta leader.
+	nc, err := nats.Connect(strings.Join(urls, ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	for end := time.Now().Add(time.Minute); ; time.Sleep(250 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_, err := js.AccountInfo(ctx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("NATS cluster without JetStream: %v", err)
 		}
 	}
 	return strings.Join(urls, ",")

@@ -36,7 +36,9 @@ type Config struct {
 	// WorkerTTL: a worker that stops refreshing its presence is gone
 	// after it (default 30s).
 	WorkerTTL time.Duration
-	Logger    *slog.Logger
+	// SetupTimeout bounds the retries of New's stream setup (default 1m).
+	SetupTimeout time.Duration
+	Logger       *slog.Logger
 }
 
 func (c Config) withDefaults() Config {
@@ -58,6 +60,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.WorkerTTL <= 0 {
 		c.WorkerTTL = 30 * time.Second
+	}
+	if c.SetupTimeout <= 0 {
+		c.SetupTimeout = time.Minute
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -119,8 +124,19 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jsq: %w", err)
 	}
-	if err := Setup(ctx, js, cfg); err != nil {
-		return nil, err
+	// A cluster that is starting has no JetStream leader yet: retry.
+	for end := time.Now().Add(cfg.SetupTimeout); ; {
+		err := Setup(ctx, js, cfg)
+		if err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			return nil, err
+		}
+		cfg.Logger.Warn("jsq: setting up the streams; retrying", "err", err)
+		if !sleep(ctx, time.Second) {
+			return nil, ctx.Err()
+		}
 	}
 	q := &Queue{cfg: cfg, n: names{token(cfg.Deployment)}, nc: nc, js: js}
 	actx, stop := context.WithCancel(context.Background())
