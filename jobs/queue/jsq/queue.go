@@ -22,7 +22,8 @@ type Config struct {
 	// Deployment keeps deployments sharing a NATS cluster apart (a token:
 	// letters, digits, '-', '_').
 	Deployment string
-	// Replicas of streams and consumers (1 embedded, 3 on a cluster).
+	// Replicas of the streams (1 embedded, 3 on a cluster); consumers
+	// inherit them.
 	Replicas int
 	queue.Options
 	// ResultAckWait: an outcome delivered to the committer and not
@@ -194,7 +195,7 @@ func (q *Queue) Enqueue(ctx context.Context, units []queue.Unit) (int, error) {
 func (q *Queue) Outcomes(ctx context.Context, job quad.IRI) (<-chan queue.Outcome, error) {
 	cons, err := q.js.CreateOrUpdateConsumer(ctx, q.n.results(), jetstream.ConsumerConfig{Durable: q.n.resultConsumer(job),
 		FilterSubject: q.n.jobResults(job), AckPolicy: jetstream.AckExplicitPolicy, AckWait: q.cfg.ResultAckWait,
-		MaxAckPending: 10_000, Replicas: q.cfg.Replicas, InactiveThreshold: time.Hour})
+		MaxAckPending: 10_000, InactiveThreshold: time.Hour})
 	if err != nil {
 		return nil, fmt.Errorf("jsq: outcomes of %s: %w", job, err)
 	}
@@ -325,14 +326,14 @@ func (q *Queue) GaveUp() int {
 // MaxDeliver).
 func (q *Queue) advisories(ctx context.Context) {
 	cons, err := q.js.CreateOrUpdateConsumer(ctx, q.n.advisories(), jetstream.ConsumerConfig{Durable: "coordinator",
-		AckPolicy: jetstream.AckExplicitPolicy, AckWait: time.Minute, Replicas: q.cfg.Replicas})
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: time.Minute})
 	for err != nil {
 		q.cfg.Logger.Warn("jsq: advisories consumer", "err", err)
 		if !sleep(ctx, 2*time.Second) {
 			return
 		}
 		cons, err = q.js.CreateOrUpdateConsumer(ctx, q.n.advisories(), jetstream.ConsumerConfig{Durable: "coordinator",
-			AckPolicy: jetstream.AckExplicitPolicy, AckWait: time.Minute, Replicas: q.cfg.Replicas})
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: time.Minute})
 	}
 	for ctx.Err() == nil {
 		b, err := cons.Fetch(64, jetstream.FetchMaxWait(time.Second))

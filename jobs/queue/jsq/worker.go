@@ -85,7 +85,7 @@ func (w *Worker) Serve(ctx context.Context) error {
 	for kind := range w.Exec {
 		c, err := js.CreateOrUpdateConsumer(ctx, n.tasks(), jetstream.ConsumerConfig{Durable: n.taskConsumer(kind, w.Engine),
 			FilterSubject: n.taskFilter(kind, w.Engine), AckPolicy: jetstream.AckExplicitPolicy, AckWait: cfg.AckWait,
-			MaxDeliver: cfg.MaxDeliver, MaxAckPending: cfg.MaxAckPending, Replicas: cfg.Replicas})
+			MaxDeliver: cfg.MaxDeliver, MaxAckPending: cfg.MaxAckPending})
 		if err != nil {
 			return fmt.Errorf("jsq: worker: consumer for %s: %w", kind, err)
 		}
