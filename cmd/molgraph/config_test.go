@@ -152,3 +152,32 @@ func TestREADMEListsOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueConfig: the queue options parse, and mistakes are usage errors
+// naming the option.
+func TestQueueConfig(t *testing.T) {
+	c, err := loadServeConfig([]string{"--queue", "nats", "--nats-url", "nats://a:4222,nats://b:4222", "--local-slots", "0",
+		"--nats-ack-wait", "4s", "--nats-replicas", "3"}, io.Discard, envOf(map[string]string{"MOLGRAPH_NATS_DEPLOYMENT": "lab-1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.nats; n.queue != "nats" || n.url != "nats://a:4222,nats://b:4222" || n.localSlots != 0 || n.ackWait != 4*time.Second ||
+		n.replicas != 3 || n.deployment != "lab-1" {
+		t.Errorf("nats config %+v", n)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--queue", "redis"}, "queue"},
+		{[]string{"--local-slots", "-2"}, "local-slots"},
+		{[]string{"--nats-deployment", "a.b"}, "nats-deployment"},
+		{[]string{"--nats-tls-cert", "c.pem"}, "nats-tls-key"},
+		{[]string{"--nats-ack-wait", "soon"}, "nats-ack-wait"},
+	} {
+		_, err := loadServeConfig(tc.args, io.Discard, envOf(nil))
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want a usage error naming %s", tc.args, err, tc.want)
+		}
+	}
+}
