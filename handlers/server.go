@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"github.com/prometheus/client_golang/prometheus"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -94,6 +96,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Version is reported in the OpenAPI document.
 	Version string
+	// Collectors are more /metrics collectors (the docking commit and the
+	// NATS queue, wired by serve).
+	Collectors []prometheus.Collector
 }
 
 // Server is molgraph's HTTP handler.
@@ -161,6 +166,11 @@ func New(cfg Config) (*Server, error) {
 	s.cors = s.corsRouter()
 	s.mux = s.buildRouter()
 	s.metrics.registerLimits(s)
+	for _, c := range cfg.Collectors {
+		if err := s.metrics.reg.Register(c); err != nil {
+			return nil, fmt.Errorf("new server: metrics: %w", err)
+		}
+	}
 	return s, nil
 }
 

@@ -13,11 +13,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/docking"
@@ -309,4 +311,59 @@ func (d *dockQueue) stop() {
 		d.cancel()
 		<-d.done
 	}
+}
+
+// dockingCollectors are the /metrics of the docking commit and, in nats
+// mode, of the queue (read at each scrape, bounded by a 2 s timeout).
+func dockingCollectors(task *jobsdocking.Task, dq *dockQueue, cfg serveConfig) []prometheus.Collector {
+	if task == nil {
+		return nil
+	}
+	cs := []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_outcomes_committed_total",
+			Help: "Docking outcomes (poses or failures) committed."}, func() float64 { return float64(task.Stats().Outcomes) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_duplicates_dropped_total",
+			Help: "Docking outcomes dropped because their ligand already had one (redelivered units)."},
+			func() float64 { return float64(task.Stats().Duplicates) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_group_commits_total",
+			Help: "Group commits of docking outcomes."}, func() float64 { return float64(task.Stats().Groups) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_group_commit_seconds_total",
+			Help: "Time spent in group commits of docking outcomes."}, func() float64 { return task.Stats().CommitSeconds }),
+	}
+	if dq == nil {
+		return cs
+	}
+	var mu sync.Mutex
+	var last jsq.DeploymentStatus
+	var at time.Time
+	status := func() jsq.DeploymentStatus {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(at) > time.Second {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if st, err := jsq.Status(ctx, dq.nc, cfg.nats.jsq(0)); err == nil {
+				last = st
+			}
+			cancel()
+			at = time.Now()
+		}
+		return last
+	}
+	return append(cs,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "molgraph_queue_units_queued",
+			Help: "Units on the NATS task stream (waiting or running, not yet acknowledged)."},
+			func() float64 { return float64(status().Units.Queued) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "molgraph_queue_units_in_flight",
+			Help: "Units delivered to workers and not yet acknowledged."},
+			func() float64 { return float64(status().Units.InFlight) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "molgraph_queue_outcomes_waiting",
+			Help: "Outcomes on the NATS result stream waiting for the commit."},
+			func() float64 { return float64(status().Units.Outcomes) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "molgraph_queue_workers",
+			Help: "Live workers (their presence refreshed within the TTL)."},
+			func() float64 { return float64(len(status().Workers)) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_queue_units_gave_up_total",
+			Help: "Units given up after the most deliveries (failure outcomes)."},
+			func() float64 { return float64(dq.q.GaveUp()) }),
+	)
 }

@@ -137,6 +137,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		Search:           idx,
 		SearchTimeout:    cfg.searchTimeout,
 		SPARQLProcedures: idx.Procedures(),
+		Collectors:       dockingCollectors(dock.Task, dq, cfg),
 	})
 	if err != nil {
 		return err

@@ -4,12 +4,31 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/work"
 	"github.com/molgraph/molgraph/ontology"
 )
+
+// CommitStats count the work of the docking commit since the start.
+type CommitStats struct {
+	Outcomes, Duplicates, Groups int64
+	CommitSeconds                float64 // total time of group commits
+}
+
+// commitStats is CommitStats, updated atomically.
+type commitStats struct {
+	outcomes, duplicates, groups, nanos atomic.Int64
+}
+
+// Stats returns the commit counters (for /metrics).
+func (t *Task) Stats() CommitStats {
+	return CommitStats{Outcomes: t.stats.outcomes.Load(), Duplicates: t.stats.duplicates.Load(),
+		Groups: t.stats.groups.Load(), CommitSeconds: float64(t.stats.nanos.Load()) / 1e9}
+}
 
 // maxCommitGroup is the most outcomes one group commit takes.
 const maxCommitGroup = 64
@@ -69,6 +88,16 @@ type resultsDelta struct {
 // results graph whole in one). It returns how many outcomes were added
 // and dropped. A commit error leaves the counters as committed.
 func (c *committer) add(ctx context.Context, outs []work.DockOutcome) (added, dropped int, err error) {
+	start := time.Now()
+	defer func() {
+		st := &c.t.stats
+		st.groups.Add(1)
+		st.nanos.Add(int64(time.Since(start)))
+		st.duplicates.Add(int64(dropped))
+		if err == nil {
+			st.outcomes.Add(int64(added))
+		}
+	}()
 	fail := func(lig string, err error) (int, int, error) {
 		return added, dropped, fmt.Errorf("docking job %s: ligand %s: %w", c.j.ID, lig, err)
 	}

@@ -88,6 +88,8 @@ type Task struct {
 
 	cacheMu sync.Mutex
 	cache   []cachedResults // oldest first
+
+	stats commitStats
 }
 
 // NewTask returns the docking task: molecules come from reg, receptors and

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,13 +30,8 @@ func (in *Inputs) bucket(ctx context.Context) (jetstream.ObjectStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := names{token(cfg.Deployment)}.inputs()
-	os, err := js.ObjectStore(ctx, name)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		os, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: name, Replicas: cfg.Replicas,
-			Storage: jetstream.FileStorage, MaxBytes: 4 << 30})
-	}
-	return os, err
+	// Setup (the coordinator) creates the bucket.
+	return js.ObjectStore(ctx, names{token(cfg.Deployment)}.inputs())
 }
 
 // PutInput implements queue.Inputs.

@@ -1,7 +1,12 @@
 package jsq
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -50,4 +55,53 @@ func TestJetStreamConformance(t *testing.T) {
 					Exec: map[string]queue.Executor{queuetest.Kind: exec}}
 			}}
 	})
+}
+
+// TestInputs: an input put by the coordinator comes back on a worker,
+// from the object store, then from its cache; a corrupt cache entry is
+// fetched again.
+func TestInputs(t *testing.T) {
+	s, err := StartEmbedded(EmbeddedOptions{Dir: t.TempDir(), Listen: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	nc, err := ConnectInProcess(s, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx := context.Background()
+	cfg := Config{Deployment: "inputs"}
+	q, err := New(ctx, nc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	data := bytes.Repeat([]byte("ATOM receptor line\n"), 20_000) // several chunks
+	coord := &Inputs{NC: nc, Config: cfg}
+	sha, err := coord.PutInput(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := coord.PutInput(ctx, data); err != nil || again != sha {
+		t.Fatalf("second put: %s %v", again, err)
+	}
+	dir := t.TempDir()
+	w := &Inputs{NC: nc, Config: cfg, CacheDir: dir}
+	for i := range 2 {
+		got, err := w.GetInput(ctx, sha)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("get %d: %d bytes, %v", i, len(got), err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, sha), []byte("corrupt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := w.GetInput(ctx, sha); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("after a corrupt cache entry: %d bytes, %v", len(got), err)
+	}
+	if _, err := w.GetInput(ctx, strings.Repeat("0", 64)); !errors.Is(err, queue.ErrFault) {
+		t.Errorf("unknown input: %v, want a worker fault", err)
+	}
 }

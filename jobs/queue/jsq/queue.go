@@ -114,6 +114,11 @@ func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("jsq: workers bucket: %w", err)
 	}
+	_, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: n.inputs(), Replicas: cfg.Replicas,
+		Storage: jetstream.FileStorage, MaxBytes: 4 << 30})
+	if err != nil {
+		return fmt.Errorf("jsq: inputs object store: %w", err)
+	}
 	return nil
 }
 
