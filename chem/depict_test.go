@@ -322,3 +322,61 @@ func FuzzDepict(f *testing.F) {
 		}
 	})
 }
+
+// TestDepictConcurrent draws the same molecules from many goroutines at
+// once (all the pool's threads drawing: MolDraw2DSVG, FreeType and the
+// highlight budget are per call or per thread) and gets the SVG of a
+// sequential run byte for byte.
+func TestDepictConcurrent(t *testing.T) {
+	mols := nciSMILES()
+	if len(mols) == 0 {
+		t.Skip("needs Debian rdkit-data (NCI/first_5K.smi)")
+	}
+	mols = mols[:60]
+	o := DepictOptions{Highlight: "[#7,#8]~*"}
+	want := make([]string, len(mols))
+	for i, m := range mols {
+		d, err := testPool.Depict(context.Background(), m, o)
+		if err == nil {
+			want[i] = d.SVG
+		}
+	}
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			for k := range mols {
+				i := (k + 7*g) % len(mols)
+				d, err := testPool.Depict(context.Background(), mols[i], o)
+				got := ""
+				if err == nil {
+					got = d.SVG
+				}
+				if got != want[i] {
+					errs <- fmt.Errorf("%s: concurrent SVG differs (%d vs %d bytes, %v)", mols[i], len(got), len(want[i]), err)
+					return
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func BenchmarkDepict(b *testing.B) {
+	for _, c := range []struct{ name, smiles, highlight string }{
+		{"aspirin", "CC(=O)Oc1ccccc1C(=O)O", ""},
+		{"imatinib", "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1", "c1ncccn1"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := testPool.Depict(context.Background(), c.smiles, DepictOptions{Highlight: c.highlight}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
