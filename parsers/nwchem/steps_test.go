@@ -51,3 +51,21 @@ func TestMultiTaskSteps(t *testing.T) {
 	}
 	t.Logf("%d SCF energies compared with cclib per step", qmtest.CheckStepEnergies(t, rel, c, ref))
 }
+
+// TestMaxSteps: a log of more tasks than qm.MaxSteps makes at most
+// qm.MaxSteps calculations; the rest is read into the last, with a warning.
+func TestMaxSteps(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(" Northwest Computational Chemistry Package (NWChem) 7.0.2\n")
+	for i := 0; i < 3*qm.MaxSteps; i++ {
+		b.WriteString("                                 NWChem SCF Module\n         Total SCF energy =    -74.963023128776\n Task  times  cpu:        0.0s     wall:        0.1s\n")
+	}
+	b.WriteString(" Total times  cpu:        0.1s     wall:        0.3s\n")
+	c, err := nwchem.Parse(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Steps) != qm.MaxSteps || len(c.Steps[qm.MaxSteps-1].SCF) != 2*qm.MaxSteps+1 || len(c.Warnings) == 0 {
+		t.Errorf("%d steps, last with %d SCF, warnings %v", len(c.Steps), len(c.Steps[len(c.Steps)-1].SCF), c.Warnings)
+	}
+}

@@ -5,8 +5,9 @@ import "errors"
 // Sentinel errors. Parsers and Table wrap them with the operation and the
 // details (fmt.Errorf("qm: detect: %w", ErrUnsupportedLog)); test with errors.Is.
 var (
-	// ErrUnsupportedLog: the input is text but not a log of a program with a parser
-	// (NWChem, xtb, ... or no program at all).
+	// ErrUnsupportedLog: the input is text but not a log of a program with a
+	// parser in the Table (or of no known program at all), or the caller named
+	// a program other than the one whose banner the log carries.
 	ErrUnsupportedLog = errors.New("unsupported log")
 	// ErrEmptyLog: the input has no content (or only white space).
 	ErrEmptyLog = errors.New("empty log")
