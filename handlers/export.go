@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	cgraph "github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
 	"github.com/klauspost/compress/gzip"
 
@@ -21,13 +20,12 @@ import (
 // Export of the whole graph (GET /v1/export, and `molgraph export`).
 //
 // The dump is written one named graph at a time: first the names of all
-// graphs are collected in one pass over the store (holding only the set of
-// names), then each graph is read (an index prefix scan), sorted by subject
-// and written. Each graph is consistent as stored (PutGraph replaces a
-// graph atomically); the dump as a whole is not a snapshot: a graph replaced
-// during the export appears in its old or its new version, a graph created
-// after the first pass is absent. Memory is bounded by the largest graph
-// plus the list of names.
+// graphs are listed (the store's graph index), then each graph is read (an
+// index prefix scan) from one read view of the store, sorted by subject
+// and written. The graphs are read from one snapshot, taken after the
+// names were listed: a graph created in between is absent, one deleted in
+// between is skipped. Memory is bounded by the largest graph plus the list
+// of names.
 
 // ExportStats counts what an export wrote.
 type ExportStats struct {
@@ -46,31 +44,15 @@ const (
 	ExportTrailer = "X-Molgraph-Quads"
 )
 
-// GraphNames returns the names of every named graph of store, sorted.
+// GraphNames returns the names of every named graph of store, sorted. The
+// store lists them itself (on the native store, one seek per graph in the
+// graph index; it used to be a pass over every quad through Cayley's
+// iterator, 2 µs a quad).
 func GraphNames(ctx context.Context, store *graph.Store) ([]quad.IRI, error) {
 	var names []quad.IRI
-	err := store.View(ctx, func(qs cgraph.QuadStore) error {
-		seen := map[any]struct{}{}
-		it := qs.QuadsAllIterator()
-		defer it.Close()
-		for it.Next(ctx) {
-			ref := qs.QuadDirection(it.Result(), quad.Label)
-			if ref == nil {
-				continue
-			}
-			k := ref.Key()
-			if _, ok := seen[k]; ok {
-				continue
-			}
-			seen[k] = struct{}{}
-			if iri, ok := qs.NameOf(ref).(quad.IRI); ok {
-				names = append(names, iri)
-			}
-		}
-		if err := it.Err(); err != nil {
-			return err
-		}
-		return ctx.Err()
+	err := store.Graphs(ctx, func(g quad.IRI) error {
+		names = append(names, g)
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("export: list graphs: %w", err)
@@ -88,10 +70,26 @@ func Export(ctx context.Context, store *graph.Store, w io.Writer, f rdfio.Format
 	if err != nil {
 		return st, fmt.Errorf("export: %w", err)
 	}
+	// One read view for all graphs: one snapshot and pooled iterators (a
+	// transaction and an iterator per graph cost more than reading a
+	// small graph).
+	v, err := store.ReadView(ctx)
+	if err != nil {
+		return st, fmt.Errorf("export: %w", err)
+	}
+	defer v.Close()
+	var qs []quad.Quad
 	for _, g := range names {
-		qs, err := store.Graph(ctx, g)
+		qs = qs[:0]
+		err := v.Match(ctx, graph.Pattern{Label: g}, func(q quad.Quad) error {
+			qs = append(qs, q)
+			return nil
+		})
 		if err != nil {
 			return st, fmt.Errorf("export: graph %s: %w", g, err)
+		}
+		if len(qs) == 0 {
+			continue // deleted since the names were listed
 		}
 		rdfio.SortQuads(qs)
 		for _, q := range qs {
