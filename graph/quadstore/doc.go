@@ -111,6 +111,14 @@
 // resident set is above Options.TrimAboveMB (checked every Options.TrimInterval; trim_linux.go);
 // the pages stay in the page cache and fault back in when read.
 //
+// # Columns
+//
+// For scans, the triples of the last commit are also kept in memory as
+// sorted uint32 id columns per predicate (PSO and POS; columns.go),
+// rebuilt on a goroutine after commits pause; views at exactly that commit
+// answer triple patterns with a bound predicate from them (View.MatchIDs
+// with Triples, View.MatchColumnIDs) instead of iterating Badger.
+//
 // Reads pin the commit timestamp they read, so Badger keeps the versions
 // they need until they finish; Cayley iterators pin it from their first
 // Next to their end (or Close).
