@@ -152,6 +152,23 @@ func TestMoleculeImage(t *testing.T) {
 		}
 	}
 	problemOf(t, f.do(t, "GET", "/v1/depict?smiles=CCO", "", nil), 401, "unauthorized")
+
+	// the bounds are published with their values
+	doc := f.do(t, "GET", "/v1/openapi.json", "read", nil).Body.String()
+	m := f.do(t, "GET", "/metrics", "read", nil).Body.String()
+	for _, l := range []struct {
+		name  string
+		value int
+	}{{"depict_min_size", 50}, {"depict_max_size", 2000}, {"depict_max_smiles_bytes", 4096},
+		{"depict_max_highlight_bytes", 1024}, {"depict_highlight_match_steps", 1_000_000}} {
+		if !strings.Contains(doc, `"name": "`+l.name+`"`) {
+			t.Errorf("x-molgraph-limits lacks %s", l.name)
+		}
+		if !strings.Contains(m, "molgraph_limit_"+l.name+" "+strconv.Itoa(l.value)+"\n") &&
+			!strings.Contains(m, "molgraph_limit_"+l.name+" "+strconv.FormatFloat(float64(l.value), 'e', -1, 64)+"\n") {
+			t.Errorf("metrics lack molgraph_limit_%s %d", l.name, l.value)
+		}
+	}
 }
 
 // TestDepictSMILES: any SMILES is drawn as given, atom i of the SMILES
