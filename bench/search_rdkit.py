@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""RDKit's side of `make bench-search` (cmd/molgraph-benchsearch).
+
+Reads "SMILES name" lines and a JSON file of queries, and times, in one
+thread:
+
+  similarity    Morgan radius-2 2048-bit fingerprints of all molecules, then
+                per query DataStructs.BulkTanimotoSimilarity over all of them,
+                keeping the hits >= threshold, and the top k
+  substructure  rdSubstructLibrary.SubstructLibrary over the first nsub
+                molecules, with molecules held in memory (MolHolder, the
+                fastest holder) and RDKit's pattern-fingerprint screen
+                (PatternHolder), per query GetMatches(numThreads=1) for every hit
+
+Prints one JSON object: per query the hit count and the seconds taken.
+
+Usage: search_rdkit.py SMILES_FILE QUERIES_JSON
+QUERIES_JSON: {"similarity": [SMILES...], "threshold": 0.7, "top": 10,
+               "substructure": [SMARTS...], "nsub": 100000, "nsim": N}
+"""
+import json
+import sys
+import time
+
+from rdkit import Chem, DataStructs, RDLogger
+from rdkit.Chem import AllChem, rdSubstructLibrary
+
+RDLogger.DisableLog("rdApp.*")
+
+
+def main(path, qpath):
+    q = json.load(open(qpath))
+    smiles = [line.split()[0] for line in open(path) if line.strip()]
+    out = {}
+    if q.get("similarity"):
+        t0 = time.time()
+        fps = [AllChem.GetMorganFingerprintAsBitVect(Chem.MolFromSmiles(s), 2, 2048) for s in smiles[: q["nsim"]]]
+        out["fingerprint_seconds"] = time.time() - t0
+        sims = []
+        for s in q["similarity"]:
+            fp = AllChem.GetMorganFingerprintAsBitVect(Chem.MolFromSmiles(s), 2, 2048)
+            t0 = time.time()
+            scores = DataStructs.BulkTanimotoSimilarity(fp, fps)
+            hits = [x for x in scores if x >= q["threshold"]]
+            t1 = time.time()
+            top = sorted(scores, reverse=True)[: q["top"]]
+            t2 = time.time()
+            sims.append({"query": s, "hits": len(hits), "threshold_seconds": t1 - t0,
+                         "top_seconds": t2 - t0, "top_last": top[-1]})
+        out["similarity"] = sims
+    if q.get("substructure"):
+        t0 = time.time()
+        lib = rdSubstructLibrary.SubstructLibrary(rdSubstructLibrary.MolHolder(), rdSubstructLibrary.PatternHolder())
+        for s in smiles[: q["nsub"]]:
+            lib.AddMol(Chem.MolFromSmiles(s))
+        out["library_seconds"] = time.time() - t0
+        subs = []
+        for s in q["substructure"]:
+            qm = Chem.MolFromSmarts(s)
+            t0 = time.time()
+            m = lib.GetMatches(qm, numThreads=1, maxResults=len(smiles) + 1)
+            subs.append({"query": s, "hits": len(m), "seconds": time.time() - t0})
+        out["substructure"] = subs
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
