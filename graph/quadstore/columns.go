@@ -67,9 +67,10 @@ const (
 
 // columnBuilder runs builds when kicked; stop ends it.
 type columnBuilder struct {
-	kick chan struct{}
-	stop chan struct{}
-	done sync.WaitGroup
+	kick     chan struct{}
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     sync.WaitGroup
 }
 
 // startColumns starts the column builder (Options.ColumnsMaxTriples >= 0).
@@ -129,12 +130,12 @@ func (s *Store) kickColumns() {
 	}
 }
 
-// stopColumns stops the builder and waits for it.
+// stopColumns stops the builder and waits for it. colb stays set: a
+// commit finishing meanwhile may still kick it (a buffered send).
 func (s *Store) stopColumns() {
-	if s.colb != nil {
-		close(s.colb.stop)
-		s.colb.done.Wait()
-		s.colb = nil
+	if b := s.colb; b != nil {
+		b.stopOnce.Do(func() { close(b.stop) })
+		b.done.Wait()
 	}
 }
 
