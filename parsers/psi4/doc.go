@@ -13,6 +13,14 @@
 // Debian's build header ("Git: Rev {} zzzzzzz"): it is read from the
 // "Psi4 1.3.2 release" line.
 //
+// Driver calls. When the input (echoed in the log) makes two or more
+// SCF-level driver calls at top level (energy, optimize, frequency, ...;
+// no loops, functions or correlated methods, whose modules cannot be told
+// apart in the output), each call is a job step, returned as a qm.Group: a
+// call ends when its work is done (its SCF energy; "Optimization is
+// complete"; the Gibbs energy of a frequency analysis) and the next starts
+// at the next "tstart() called" line. Otherwise the log is one calculation.
+//
 // There is no maintained Go library for Psi4 output; cclib (Python) is the
 // reference this parser is tested against.
 package psi4

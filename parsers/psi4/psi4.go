@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/molgraph/molgraph/parsers/qm"
@@ -22,8 +23,150 @@ func (Parser) Parse(r io.Reader) (*qm.Calculation, error) { return Parse(r) }
 // nothing Psi4-like was found, or the read error of r (wrapped, with the
 // partial calculation).
 func Parse(r io.Reader) (*qm.Calculation, error) {
-	p := &parser{c: &qm.Calculation{Program: qm.Psi4}}
-	return qm.ParseLines("psi4", p.c, r, p.line, p.finish)
+	s := &stepper{p: &parser{c: &qm.Calculation{Program: qm.Psi4}}}
+	return qm.ParseSteps("psi4", r, s.line, s.finish)
+}
+
+// driverCall is one Psi4 driver call of the input: its job type.
+type driverCall struct{ job qm.JobType }
+
+var (
+	reCall = regexp.MustCompile(`(?:^|[^\w.])(energy|optimize|opt|frequency|frequencies|freq|hessian|gradient|properties|prop)\s*\(\s*['"]([^'"]*)['"]`)
+	// Correlated and multireference methods run several modules per call,
+	// each with its own tstart(): their calls cannot be told apart in the
+	// output, so logs using them are read as one calculation.
+	reCorrelated = regexp.MustCompile(`^(mp\d|mp2\.5|cc|ccsd|cisd|ci\d|fci|detci|casscf|rasscf|sapt|fisapt|eom|adc|omp|scs|sos|dlpno|zapt|mrcc|psimrcc|dmrg|qcisd|bccd|lccd|lccsd|dct|fno|cepa|olccd|remp|mp2-d|dsd)`)
+)
+
+// stepper splits a log into its driver calls when the input (echoed in the
+// log) makes two or more SCF-level calls at top level (energy, optimize,
+// frequency, ...; no loops, functions or correlated methods): a call ends
+// when its work is done (energy/gradient/properties: its SCF energy;
+// optimize: "Optimization is complete" or "Final optimized geometry";
+// frequency: the Gibbs energy of its thermochemistry) and the next call
+// starts at the next "tstart() called" line. Each call is read by a fresh
+// parser; its job type is the call's.
+type stepper struct {
+	p          *parser
+	steps      []*qm.Calculation
+	calls      []driverCall
+	input      int // 0 before the input echo, 1 inside, 2 after
+	dashes     int
+	splittable bool
+	idx        int
+	done       bool
+}
+
+func (s *stepper) line(b []byte) {
+	t := bytes.TrimSpace(b)
+	switch s.input {
+	case 0:
+		if bytes.HasPrefix(t, []byte("==> Input File <==")) {
+			s.input, s.splittable = 1, true
+		}
+	case 1:
+		if bytes.HasPrefix(t, []byte("-----")) {
+			if s.dashes++; s.dashes >= 2 {
+				s.input = 2
+				s.splittable = s.splittable && len(s.calls) >= 2
+			}
+		} else {
+			s.inputLine(t)
+		}
+	}
+	if s.input == 2 && s.splittable && s.idx+1 < len(s.calls) {
+		switch {
+		case s.done && bytes.HasPrefix(t, []byte("*** tstart() called")) && len(s.steps) < qm.MaxSteps-1:
+			s.endStep()
+		case !s.done:
+			s.done = s.callDone(t)
+		}
+	}
+	s.p.line(b)
+}
+
+func (s *stepper) inputLine(t []byte) {
+	l := strings.ToLower(string(t))
+	if i := strings.IndexByte(l, '#'); i >= 0 {
+		l = l[:i]
+	}
+	if l == "" {
+		return
+	}
+	for _, kw := range []string{"for ", "while ", "def ", "if ", "import "} {
+		if strings.HasPrefix(l, kw) {
+			s.splittable = false
+		}
+	}
+	if strings.HasPrefix(string(t), " ") || strings.HasPrefix(string(t), "\t") {
+		s.splittable = false // indented: inside a block
+	}
+	for _, m := range reCall.FindAllStringSubmatch(l, -1) {
+		method := strings.TrimSpace(m[2])
+		if reCorrelated.MatchString(method) {
+			s.splittable = false
+		}
+		job := qm.JobEnergy
+		switch m[1] {
+		case "optimize", "opt":
+			job = qm.JobOptimization
+		case "frequency", "frequencies", "freq", "hessian":
+			job = qm.JobFrequency
+		}
+		if len(s.calls) < qm.MaxSteps {
+			s.calls = append(s.calls, driverCall{job})
+		}
+	}
+}
+
+// callDone reports whether t shows the current call's work done.
+func (s *stepper) callDone(t []byte) bool {
+	switch s.calls[s.idx].job {
+	case qm.JobOptimization:
+		return bytes.Contains(t, []byte("Optimization is complete")) || bytes.HasPrefix(t, []byte("Final optimized geometry"))
+	case qm.JobFrequency:
+		return bytes.HasPrefix(t, []byte("Total G, Free enthalpy at"))
+	}
+	return len(t) > 0 && t[0] == '@' && bytes.Contains(t, []byte("Final Energy:"))
+}
+
+func (s *stepper) endStep() {
+	s.p.finish()
+	prev := s.p.c
+	s.steps = append(s.steps, prev)
+	s.p = &parser{c: &qm.Calculation{Program: qm.Psi4, ProgramVersion: prev.ProgramVersion}}
+	s.idx++
+	s.done = false
+}
+
+func (s *stepper) finish() []*qm.Calculation {
+	s.p.finish()
+	steps := append(s.steps, s.p.c)
+	if len(steps) < 2 {
+		return steps
+	}
+	// Psi4 prints the CPU time used since the start of the run: a step's
+	// own is the difference to the step before.
+	prevCPU := 0.0
+	for _, c := range steps {
+		if c.CPUTime != nil {
+			cum := *c.CPUTime
+			c.CPUTime = qm.Float(max(0, cum-prevCPU))
+			prevCPU = cum
+		}
+	}
+	for i, c := range steps {
+		// The input echo (read by the first step's parser) named every
+		// call's job: each step keeps its own call's.
+		c.JobTypes = []qm.JobType{s.calls[i].job}
+		if s.calls[i].job != qm.JobOptimization {
+			c.Optimization = nil
+		}
+		if i < len(steps)-1 {
+			c.NormalTermination = true // the call finished: the next one started
+		}
+	}
+	return steps
 }
 
 type section int
