@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -53,6 +55,13 @@ func freePort(t *testing.T) int {
 // other (like nats-server's own cluster tests) and returns their client
 // URLs, comma-separated.
 func natsCluster(t *testing.T) string {
+	_, urls := natsClusterServers(t)
+	return urls
+}
+
+// natsClusterServers is natsCluster with the servers and their client
+// URLs.
+func natsClusterServers(t *testing.T) ([]*natsserver.Server, string) {
 	t.Helper()
 	var client, cluster []int
 	for range 3 {
@@ -65,6 +74,7 @@ func natsCluster(t *testing.T) string {
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, 3)
+	servers := make([]*natsserver.Server, 3)
 	for i := range 3 {
 		wg.Add(1)
 		go func() {
@@ -76,6 +86,7 @@ func natsCluster(t *testing.T) string {
 				errs[i] = err
 				return
 			}
+			servers[i] = s
 			t.Cleanup(s.Shutdown)
 		}()
 	}
@@ -103,7 +114,7 @@ func natsCluster(t *testing.T) string {
 			t.Fatalf("NATS cluster without JetStream: %v", err)
 		}
 	}
-	return strings.Join(urls, ",")
+	return servers, strings.Join(urls, ",")
 }
 
 // proc is a worker child process.
@@ -370,6 +381,147 @@ func TestScaleOutWorkerKill(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("ligand %s (%s): affinities %v, local run %v", lig, name, got, want)
 			}
+		}
+	}
+}
+
+// tcpProxy forwards 127.0.0.1:<port> to target until cut (connections
+// closed, new ones refused) and again after heal.
+type tcpProxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	cut    bool
+	conns  []net.Conn
+}
+
+func newProxy(t *testing.T, target string) *tcpProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &tcpProxy{ln: ln, target: target}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			if p.cut {
+				p.mu.Unlock()
+				c.Close()
+				continue
+			}
+			u, err := net.Dial("tcp", target)
+			if err != nil {
+				p.mu.Unlock()
+				c.Close()
+				continue
+			}
+			p.conns = append(p.conns, c, u)
+			p.mu.Unlock()
+			go func() { io.Copy(u, c); u.Close() }()
+			go func() { io.Copy(c, u); c.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *tcpProxy) url() string { return "nats://" + p.ln.Addr().String() }
+
+func (p *tcpProxy) setCut(cut bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = cut
+	if cut {
+		for _, c := range p.conns {
+			c.Close()
+		}
+		p.conns = nil
+	}
+}
+
+// TestScaleOutPartition (T4 a, b): worker B reaches NATS only through a
+// TCP proxy, which is cut for 3 ack waits while B docks a ligand, then
+// healed: B fences itself (kills its vina, no ack), A docks that ligand
+// again. Then one of the three NATS servers is shut down mid-job. Both
+// jobs succeed with exactly one outcome per ligand and the same
+// affinities.
+func TestScaleOutPartition(t *testing.T) {
+	scaleTests(t)
+	bin := buildBinary(t)
+	servers, urls := natsClusterServers(t)
+	key := "scale-out-test-key-0123456789abcdefghijklmnopqrstuvwxyz"
+	env := []string{"MOLGRAPH_API_KEY=" + key, "MOLGRAPH_QUEUE=nats", "MOLGRAPH_NATS_URL=" + urls,
+		"MOLGRAPH_LOCAL_SLOTS=0", "MOLGRAPH_NATS_ACK_WAIT=4s", "MOLGRAPH_NATS_REPLICAS=3"}
+	s := startServer(t, bin, t.TempDir(), env...)
+	defer s.stop(t)
+	req := scaleFixture(t, s.url, key)
+	proxy := newProxy(t, strings.Split(urls, ",")[1][len("nats://"):])
+	vinaLog := filepath.Join(t.TempDir(), "vina.log")
+	b := startWorker(t, bin, proxy.url(), "B", vinaLog)
+	a := startWorker(t, bin, urls, "A", vinaLog)
+
+	var job struct{ ID string }
+	if code := post(t, s.url+"/v1/docking/jobs", key, "application/json", req, &job); code != 202 {
+		t.Fatalf("docking job: %d %+v", code, job)
+	}
+	var cutPid int
+	for end := time.Now().Add(3 * time.Minute); cutPid == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("worker B never started vina\n%s", b.logs())
+		}
+		for _, st := range vinaStarts(t, vinaLog) {
+			if st[0] == "B" {
+				cutPid, _ = strconv.Atoi(st[1])
+			}
+		}
+	}
+	// The status command sees both workers.
+	out, err := exec.Command(bin, "workers", "--nats-url", urls).Output()
+	var st jsq.DeploymentStatus
+	if err != nil || json.Unmarshal(out, &st) != nil || len(st.Workers) != 2 {
+		t.Errorf("molgraph workers: %v\n%s", err, out)
+	}
+	proxy.setCut(true)
+	time.Sleep(12 * time.Second)
+	if alive(cutPid) {
+		t.Errorf("worker B did not stop its vina when cut off (pid %d)", cutPid)
+	}
+	proxy.setCut(false)
+	t.Logf("vina starts (worker, pid) before the heal: %v; B fenced: %v", vinaStarts(t, vinaLog),
+		strings.Contains(b.logs(), "cut off from NATS"))
+	v := waitJob(t, s.url, key, job.ID, 10*time.Minute, func() string { return s.logs() + a.logs() + b.logs() })
+	if v.Status != "succeeded" || v.Finished != 5 || v.Failed != 0 {
+		t.Fatalf("job after the partition: %+v\n%s", v, s.logs())
+	}
+	first := affinities(t, s.url, key, job.ID)
+	if !strings.Contains(b.logs(), "NATS disconnected") {
+		t.Errorf("worker B was never cut off\n%s", b.logs())
+	}
+
+	// (b) One of three NATS servers shut down mid-job.
+	var job2 struct{ ID string }
+	if code := post(t, s.url+"/v1/docking/jobs", key, "application/json", req, &job2); code != 202 {
+		t.Fatalf("docking job 2: %d", code)
+	}
+	n := len(vinaStarts(t, vinaLog))
+	for end := time.Now().Add(3 * time.Minute); len(vinaStarts(t, vinaLog)) < n+1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("job 2 never started\n%s", s.logs())
+		}
+	}
+	servers[2].Shutdown()
+	v = waitJob(t, s.url, key, job2.ID, 10*time.Minute, func() string { return s.logs() + a.logs() + b.logs() })
+	if v.Status != "succeeded" || v.Finished != 5 || v.Failed != 0 {
+		t.Fatalf("job with a NATS server down: %+v\n%s", v, s.logs())
+	}
+	second := affinities(t, s.url, key, job2.ID)
+	for lig, want := range first {
+		if fmt.Sprint(second[lig]) != fmt.Sprint(want) {
+			t.Errorf("ligand %s: %v with a server down, %v after the partition", lig, second[lig], want)
 		}
 	}
 }

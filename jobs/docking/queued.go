@@ -26,9 +26,29 @@ func (t *Task) runQueued(ctx context.Context, j jobs.Job, c *committer, dj work.
 	if inputs == nil {
 		return fmt.Errorf("docking job %s: the queue has no input store", j.ID)
 	}
-	sha, err := inputs.PutInput(ctx, receptor)
+	// Queue errors (NATS unreachable, a stream leader moving) stall the
+	// job, never fail it: each call is retried until ctx ends.
+	retry := func(what string, fn func() error) error {
+		for wait := time.Second; ; wait = min(2*wait, 15*time.Second) {
+			err := fn()
+			if err == nil || ctx.Err() != nil {
+				return err
+			}
+			log.Warn("queue unreachable; retrying", "op", what, "err", err, "in", wait.String())
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+		}
+	}
+	var sha string
+	err := retry("put receptor", func() (err error) {
+		sha, err = inputs.PutInput(ctx, receptor)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("docking job %s: receptor: %w", j.ID, err)
+		return t.queuedEnd(ctx, j)
 	}
 	units := make([]queue.Unit, 0, len(pending))
 	remaining := map[string]bool{}
@@ -52,21 +72,28 @@ func (t *Task) runQueued(ctx context.Context, j jobs.Job, c *committer, dj work.
 				us = append(us, u)
 			}
 		}
-		n, err := q.Enqueue(ctx, us)
+		var n int
+		err := retry("enqueue", func() (err error) {
+			n, err = q.Enqueue(ctx, us)
+			return err
+		})
 		if err != nil {
-			return fmt.Errorf("docking job %s: enqueue: %w", j.ID, err)
+			return err
 		}
 		log.Info("docking units enqueued", "why", why, "pending", len(us), "added", n)
 		return nil
 	}
 	if err := enqueue("start"); err != nil {
-		return err
+		return t.queuedEnd(ctx, j)
 	}
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	outs, err := q.Outcomes(octx, j.IRI)
-	if err != nil {
-		return fmt.Errorf("docking job %s: %w", j.ID, err)
+	var outs <-chan queue.Outcome
+	if err := retry("outcomes", func() (err error) {
+		outs, err = q.Outcomes(octx, j.IRI)
+		return err
+	}); err != nil {
+		return t.queuedEnd(ctx, j)
 	}
 	stall := time.NewTimer(t.opt.Stall)
 	defer stall.Stop()
@@ -92,7 +119,7 @@ func (t *Task) runQueued(ctx context.Context, j jobs.Job, c *committer, dj work.
 			}
 		case <-stall.C:
 			if err := enqueue("stalled"); err != nil {
-				return err
+				return t.queuedEnd(ctx, j)
 			}
 			stall.Reset(t.opt.Stall)
 			continue

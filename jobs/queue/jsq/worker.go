@@ -40,8 +40,9 @@ type Worker struct {
 }
 
 type run struct {
-	job    quad.IRI
-	cancel context.CancelCauseFunc
+	job     quad.IRI
+	cancel  context.CancelCauseFunc
+	stopped bool
 }
 
 var (
@@ -118,7 +119,9 @@ func (w *Worker) Serve(ctx context.Context) error {
 				if downSince.IsZero() {
 					downSince = time.Now()
 				} else if time.Since(downSince) > cfg.AckWait/2 {
-					w.stopAll(errFenced)
+					if n := w.stopAll(errFenced); n > 0 {
+						cfg.Logger.Warn("cut off from NATS: units stopped without an ack (another worker gets them)", "units", n)
+					}
 				}
 			} else {
 				downSince = time.Time{}
@@ -205,12 +208,19 @@ func (w *Worker) stopJob(job quad.IRI, cause error) {
 	}
 }
 
-func (w *Worker) stopAll(cause error) {
+// stopAll stops every running unit not stopped yet and returns how many.
+func (w *Worker) stopAll(cause error) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	n := 0
 	for r := range w.running {
-		r.cancel(cause)
+		if !r.stopped {
+			r.stopped = true
+			r.cancel(cause)
+			n++
+		}
 	}
+	return n
 }
 
 // runOne runs the unit of message m.
