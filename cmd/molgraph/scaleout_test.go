@@ -80,8 +80,9 @@ func natsClusterServers(t *testing.T) ([]*natsserver.Server, string) {
 		go func() {
 			defer wg.Done()
 			s, err := jsq.StartEmbedded(jsq.EmbeddedOptions{Name: fmt.Sprintf("n%d", i+1), Dir: t.TempDir(),
-				Listen:  fmt.Sprintf("127.0.0.1:%d", client[i]),
-				Cluster: &jsq.ClusterOptions{Name: "mgtest", Listen: fmt.Sprintf("127.0.0.1:%d", cluster[i]), Routes: routes}})
+				Listen: fmt.Sprintf("127.0.0.1:%d", client[i]),
+				Cluster: &jsq.ClusterOptions{Name: "mgtest", Listen: fmt.Sprintf("127.0.0.1:%d", cluster[i]), Routes: routes,
+					NoAdvertise: true}}) // a worker behind the proxy must not find the others
 			if err != nil {
 				errs[i] = err
 				return
@@ -491,8 +492,17 @@ func TestScaleOutPartition(t *testing.T) {
 		t.Errorf("worker B did not stop its vina when cut off (pid %d)", cutPid)
 	}
 	proxy.setCut(false)
-	t.Logf("vina starts (worker, pid) before the heal: %v; B fenced: %v", vinaStarts(t, vinaLog),
-		strings.Contains(b.logs(), "cut off from NATS"))
+	starts := vinaStarts(t, vinaLog)
+	t.Logf("vina starts (worker, pid) before the heal: %v; B fenced: %v", starts, strings.Contains(b.logs(), "cut off from NATS"))
+	bStarts := 0
+	for _, st := range starts {
+		if st[0] == "B" {
+			bStarts++
+		}
+	}
+	if bStarts != 1 {
+		t.Errorf("worker B started %d vina runs while cut off, want only the first", bStarts)
+	}
 	v := waitJob(t, s.url, key, job.ID, 10*time.Minute, func() string { return s.logs() + a.logs() + b.logs() })
 	if v.Status != "succeeded" || v.Finished != 5 || v.Failed != 0 {
 		t.Fatalf("job after the partition: %+v\n%s", v, s.logs())

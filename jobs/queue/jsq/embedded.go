@@ -34,6 +34,9 @@ type ClusterOptions struct {
 	Name   string
 	Listen string   // host:port of the route listener
 	Routes []string // nats-route://host:port of every member
+	// NoAdvertise keeps the members' client URLs from clients (which
+	// then use only the URLs they were given).
+	NoAdvertise bool
 }
 
 // IsLoopback reports whether host:port (or a bare host) is on loopback.
@@ -91,7 +94,7 @@ func StartEmbedded(o EmbeddedOptions) (*server.Server, error) {
 			return nil, fmt.Errorf("jsq: cluster listener %q: %w", c.Listen, err)
 		}
 		port, _ := strconv.Atoi(p)
-		opts.Cluster = server.ClusterOpts{Name: c.Name, Host: h, Port: port}
+		opts.Cluster = server.ClusterOpts{Name: c.Name, Host: h, Port: port, NoAdvertise: c.NoAdvertise}
 		for _, r := range c.Routes {
 			u, err := parseURL(r)
 			if err != nil {
