@@ -71,7 +71,7 @@ func (s *stepper) line(b []byte) {
 				s.splittable = s.splittable && len(s.calls) >= 2
 			}
 		} else {
-			s.inputLine(t)
+			s.inputLine(b, t)
 		}
 	}
 	if s.input == 2 && s.splittable && s.idx+1 < len(s.calls) {
@@ -85,7 +85,7 @@ func (s *stepper) line(b []byte) {
 	s.p.line(b)
 }
 
-func (s *stepper) inputLine(t []byte) {
+func (s *stepper) inputLine(raw, t []byte) {
 	l := strings.ToLower(string(t))
 	if i := strings.IndexByte(l, '#'); i >= 0 {
 		l = l[:i]
@@ -98,10 +98,11 @@ func (s *stepper) inputLine(t []byte) {
 			s.splittable = false
 		}
 	}
-	if strings.HasPrefix(string(t), " ") || strings.HasPrefix(string(t), "\t") {
-		s.splittable = false // indented: inside a block
+	calls := reCall.FindAllStringSubmatch(l, -1)
+	if len(calls) > 0 && len(raw) > 0 && (raw[0] == ' ' || raw[0] == '\t') {
+		s.splittable = false // a call indented inside a block (loop, function, condition)
 	}
-	for _, m := range reCall.FindAllStringSubmatch(l, -1) {
+	for _, m := range calls {
 		method := strings.TrimSpace(m[2])
 		if reCorrelated.MatchString(method) {
 			s.splittable = false

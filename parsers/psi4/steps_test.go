@@ -51,3 +51,30 @@ func TestDriverCallSteps(t *testing.T) {
 	})
 	t.Logf("%d SCF energies compared with cclib per step", qmtest.CheckStepEnergies(t, rel, c, ref))
 }
+
+// TestDriverCallsNotSplit: calls inside a block (a loop here) cannot be
+// matched to the output, nor can correlated methods' modules: such logs
+// stay one calculation.
+func TestDriverCallsNotSplit(t *testing.T) {
+	data := qmtest.Read(t, "psi4/generated/water_hf_sto3g_sp_freq.out")
+	whole, err := psi4.Parse(bytes.NewReader(data))
+	if err != nil || len(whole.Steps) != 3 {
+		t.Fatalf("the log as it is: %v, %d steps", err, len(whole.Steps))
+	}
+	for name, edit := range map[string][2]string{
+		"loop":       {"energy('scf')\noptimize('scf')\nfrequency('scf')\n", "for i in range(1):\n    energy('scf')\noptimize('scf')\nfrequency('scf')\n"},
+		"correlated": {"energy('scf')\n", "energy('mp2')\n"},
+	} {
+		edited := bytes.Replace(data, []byte(edit[0]), []byte(edit[1]), 1)
+		if bytes.Equal(edited, data) {
+			t.Fatalf("%s: the edit did not apply", name)
+		}
+		c, err := psi4.Parse(bytes.NewReader(edited))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Steps != nil {
+			t.Errorf("%s: %d steps, want one calculation", name, len(c.Steps))
+		}
+	}
+}
