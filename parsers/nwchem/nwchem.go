@@ -103,6 +103,7 @@ type parser struct {
 	geomBohr bool
 	geomRows bool
 	mull     []float64
+	rule     bool // the previous line was a rule of dashes
 	dip      [3]float64
 	dipN     int
 	basisRow bool
@@ -188,6 +189,10 @@ func (p *parser) line(b []byte) {
 		return
 	}
 	if len(t) == 0 {
+		return
+	}
+	if t[0] >= '0' && t[0] <= '9' {
+		p.rule = false // table rows (Z-matrix, gradients, distances): nothing starts with a digit
 		return
 	}
 	st := p.st
@@ -425,7 +430,7 @@ func (p *parser) line(b []byte) {
 		st.orbSet = true
 		return
 	}
-	if bytes.Contains(t, []byte("Projected Infra Red Intensities")) {
+	if t[0] == 'N' && bytes.HasPrefix(t, []byte("Normal Eigenvalue")) && bytes.Contains(t, []byte("Projected Infra Red Intensities")) {
 		p.sec = secIR
 		st.irs, st.irFreqs = st.irs[:0], st.irFreqs[:0]
 		return
@@ -433,8 +438,10 @@ func (p *parser) line(b []byte) {
 	if bytes.HasPrefix(t, []byte("C=")) {
 		p.rotConst(t, 2)
 	}
-	// Error banners: "scf energy failed   0", "dft optimize failed  0".
-	if bytes.Contains(t, []byte(" failed")) {
+	// Error banners: a rule, then "scf energy failed   0", "dft optimize failed  0".
+	afterRule := p.rule
+	p.rule = len(t) > 20 && t[0] == '-' && t[len(t)-1] == '-'
+	if afterRule && bytes.Contains(t, []byte(" failed")) {
 		fs := qm.Fields(t, p.fields)
 		p.fields = fs
 		if len(fs) >= 3 && string(fs[len(fs)-2]) == "failed" {
@@ -601,6 +608,9 @@ func (p *parser) eigenLine(t []byte) bool {
 // moaLine reads the Vector lines of a molecular-orbital analysis; it ends
 // at the "center of mass" or a module header.
 func (p *parser) moaLine(t []byte) bool {
+	if len(t) > 0 && (t[0] >= '0' && t[0] <= '9' || t[0] == '-') {
+		return true // coefficient rows and rules, most of the section
+	}
 	if bytes.HasPrefix(t, []byte("Vector")) {
 		fs := qm.Fields(t, p.fields)
 		p.fields = fs
