@@ -41,6 +41,7 @@ func serveOptions() []option {
 		{"store", "MOLGRAPH_STORE", "badger", "graph backend: badger (native quad store, <data-dir>/quads), kv (Cayley's kv layer on Badger, <data-dir>/graph) or memory"},
 		{"sync-writes", "MOLGRAPH_SYNC_WRITES", "true", "make every acknowledged write durable against power loss: fsync before the reply, one fsync shared by concurrent writes (group commit); false: a reply survives kill -9, not a power loss"},
 		{"min-free-disk", "MOLGRAPH_MIN_FREE_DISK", "1GiB", "free space kept on the data directory's file system; below it writes answer 507 insufficient_storage and /readyz 503"},
+		{"columns-max-triples", "MOLGRAPH_COLUMNS_MAX_TRIPLES", "33554432", "largest store (quads) whose triples the badger store also keeps as in-memory id columns for SPARQL scans (16 bytes a triple, rebuilt after commits); 0: none"},
 		{"blob-gc-interval", "MOLGRAPH_BLOB_GC_INTERVAL", "10m", "how often unreferenced blobs and the spools of ended batch jobs are deleted (also at start and after each batch job)"},
 		{"blob-gc-grace", "MOLGRAPH_BLOB_GC_GRACE", "1h", "age under which an unreferenced blob is kept (a commit referencing it may be in flight)"},
 		{"max-body", "MOLGRAPH_MAX_BODY", "64MiB", "largest request body (bytes; KiB/MiB/GiB or kB/MB/GB suffixes)"},
@@ -241,6 +242,7 @@ type serveConfig struct {
 	admissionWait                  time.Duration
 	maxJobsPerKey, maxJobs         int
 	minFreeDisk                    int64
+	columnsMaxTriples              int
 	blobGCInterval, blobGCGrace    time.Duration
 	uploads                        handlers.UploadLimits
 	logLevel                       slog.Level
@@ -346,6 +348,9 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	c.maxJobsPerKey, e = s.nonNegativeInt("max-jobs-per-key")
 	collect(e)
 	c.maxJobs, e = s.nonNegativeInt("max-jobs")
+	collect(e)
+	c.columnsMaxTriples, e = s.nonNegativeInt("columns-max-triples")
+	collect(e)
 	if c.minFreeDisk, e = s.bytes("min-free-disk"); e != nil && strings.TrimSpace(s.str("min-free-disk")) == "0" {
 		c.minFreeDisk, e = 0, nil // no reserve
 	}

@@ -37,6 +37,7 @@ func TestServeConfigDefaults(t *testing.T) {
 	want.chemNice = 10
 	// durability, disk and upload limits
 	want.syncWrites, want.minFreeDisk, want.blobGCInterval, want.blobGCGrace = true, 1<<30, 10*time.Minute, time.Hour
+	want.columnsMaxTriples = 32 << 20
 	want.uploads = handlers.UploadLimits{MaxDecompressedBytes: 512 << 20, MaxSpoolBytes: 576 << 20, MaxSMILESLineBytes: 64 << 10, MaxSDRecordBytes: 1 << 20}
 	want.sparqlMaxLiteral = 1 << 20
 	want.chem3D = chem3DConfig{maxHeavyAtoms: 100, maxRotatableBonds: 30, maxAttempts: 200, mmffIters: 2000,

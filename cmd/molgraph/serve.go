@@ -187,7 +187,11 @@ func openStore(cfg serveConfig) (*graph.Store, error) {
 	// GOMEMLIMIT sets one: the live heap of a 100,000-molecule batch is
 	// some 0.5 GB, and without a limit the garbage collector lets the heap
 	// grow to twice that before it returns Badger's finished memtables.
-	opt := graph.Options{SyncWrites: cfg.syncWrites, MinFreeBytes: cfg.minFreeDisk, MemoryLimitMB: 1024}
+	opt := graph.Options{SyncWrites: cfg.syncWrites, MinFreeBytes: cfg.minFreeDisk, MemoryLimitMB: 1024,
+		ColumnsMaxTriples: int64(cfg.columnsMaxTriples)}
+	if cfg.columnsMaxTriples == 0 {
+		opt.ColumnsMaxTriples = -1 // none
+	}
 	switch cfg.store {
 	case "memory":
 		return graph.OpenMemory(opt)
