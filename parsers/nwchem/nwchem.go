@@ -31,7 +31,7 @@ func Parse(r io.Reader) (*qm.Calculation, error) {
 // Bounds on what one log can make the parser keep.
 const (
 	maxAtoms    = 100000
-	maxVectors  = 1 << 20
+	maxVectors  = 1 << 18
 	maxModes    = 3 * maxAtoms
 	maxGeomKept = 1 << 20
 )
@@ -74,8 +74,7 @@ type step struct {
 
 	// Orbitals of the last SCF solution: compact lists and analysis, per spin.
 	eig    [2][]float64
-	vec    [2]map[int]float64
-	occ    [2]map[int]float64
+	vec    [2]vectors
 	orbSet bool
 
 	isOpt    bool
@@ -111,8 +110,6 @@ type parser struct {
 
 func (p *parser) newStep(prev *qm.Calculation) *step {
 	s := &step{c: &qm.Calculation{Program: qm.NWChem, ProgramVersion: p.version}, lastStep: -1}
-	s.vec[0], s.vec[1] = map[int]float64{}, map[int]float64{}
-	s.occ[0], s.occ[1] = map[int]float64{}, map[int]float64{}
 	if prev != nil {
 		// A task continues from the database the previous task left.
 		if g := prev.FinalGeometry(); g != nil {
@@ -424,8 +421,8 @@ func (p *parser) line(b []byte) {
 		if bytes.Contains(t, []byte("Beta")) {
 			p.spin = 1
 		} else {
-			st.vec[0], st.occ[0] = map[int]float64{}, map[int]float64{}
-			st.vec[1], st.occ[1] = map[int]float64{}, map[int]float64{}
+			st.vec[0].reset()
+			st.vec[1].reset()
 		}
 		st.orbSet = true
 		return
@@ -612,17 +609,12 @@ func (p *parser) moaLine(t []byte) bool {
 		return true // coefficient rows and rules, most of the section
 	}
 	if bytes.HasPrefix(t, []byte("Vector")) {
-		fs := qm.Fields(t, p.fields)
-		p.fields = fs
-		if len(fs) < 2 {
-			return true
-		}
-		i, ok := qm.ParseInt(fs[1])
-		e, ok1 := qm.FloatAfter(t, "E=")
-		o, ok2 := qm.FloatAfter(t, "Occ=")
-		if ok && ok1 && ok2 && i >= 1 && i <= maxVectors && len(p.st.vec[p.spin]) < maxVectors {
-			p.st.vec[p.spin][i] = e
-			p.st.occ[p.spin][i] = o
+		// "Vector   11  Occ=2.000000D+00  E=-1.090299D+00  Symmetry=ag"
+		i, ok := qm.ParseInt(token(t[len("Vector"):]))
+		e, ok1 := numAfter(t, "E=")
+		o, ok2 := numAfter(t, "Occ=")
+		if ok && ok1 && ok2 && i >= 1 && i <= maxVectors {
+			p.st.vec[p.spin].put(i, e, o)
 		}
 		return true
 	}
@@ -821,14 +813,12 @@ func (p *parser) orbitals() *qm.Orbitals {
 	first := -1
 	for s := 0; s < nspin; s++ {
 		n := len(st.eig[s])
-		for i := range st.vec[s] {
-			n = max(n, i)
-		}
+		n = max(n, st.vec[s].len())
 		if n == 0 {
 			return nil
 		}
 		known := func(i int) (float64, bool) {
-			if v, ok := st.vec[s][i]; ok {
+			if v, _, ok := st.vec[s].get(i); ok {
 				return v, true
 			}
 			if i <= len(st.eig[s]) {
@@ -854,7 +844,7 @@ func (p *parser) orbitals() *qm.Orbitals {
 		for i := lo; i <= n; i++ {
 			v, _ := known(i)
 			e = append(e, v)
-			if st.occ[s][i] > 0 {
+			if _, occ, _ := st.vec[s].get(i); occ > 0 {
 				homo = max(homo, i-1)
 			}
 		}
@@ -1000,4 +990,51 @@ func seconds(t []byte, marker string) (float64, bool) {
 		return 0, false
 	}
 	return qm.ParseFloat(bytes.TrimSuffix(fs[0], []byte("s")))
+}
+
+// vectors holds the energies and occupations of the vectors (1-based)
+// printed in one spin's orbital analysis.
+type vectors struct {
+	e, occ []float64
+	set    []bool
+}
+
+func (v *vectors) reset() { v.e, v.occ, v.set = v.e[:0], v.occ[:0], v.set[:0] }
+
+func (v *vectors) len() int { return len(v.set) }
+
+func (v *vectors) put(i int, e, occ float64) {
+	for len(v.set) < i {
+		v.e, v.occ, v.set = append(v.e, 0), append(v.occ, 0), append(v.set, false)
+	}
+	v.e[i-1], v.occ[i-1], v.set[i-1] = e, occ, true
+}
+
+func (v *vectors) get(i int) (e, occ float64, ok bool) {
+	if i < 1 || i > len(v.set) || !v.set[i-1] {
+		return 0, 0, false
+	}
+	return v.e[i-1], v.occ[i-1], true
+}
+
+// token returns the first run of non-blank bytes of b.
+func token(b []byte) []byte {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(b) && b[j] != ' ' && b[j] != '\t' {
+		j++
+	}
+	return b[i:j]
+}
+
+// numAfter parses the number right after marker ("E=-1.09D+00", "E= 6.05D-01").
+func numAfter(t []byte, marker string) (float64, bool) {
+	i := bytes.Index(t, []byte(marker))
+	if i < 0 {
+		return 0, false
+	}
+	return qm.ParseFloat(token(t[i+len(marker):]))
 }
