@@ -217,3 +217,80 @@ func (q *Query) Match(mols [][]byte, super bool, hit []bool) error {
 	}
 	return nil
 }
+
+// MolSet holds molecules in memory by id (C++ RDKit molecules made from
+// Fingerprints.Pickle), so that Query.MatchSet matches them without
+// unpickling, at most a fixed number of them. It is safe for concurrent
+// use; Close frees it.
+type MolSet struct {
+	s *C.mg_molset
+}
+
+// NewMolSet returns a set of at most max molecules.
+func NewMolSet(max int) *MolSet {
+	return &MolSet{s: C.mg_molset_new(C.int(max))}
+}
+
+// Close frees the molecules.
+func (m *MolSet) Close() {
+	if m.s != nil {
+		C.mg_molset_free(m.s)
+		m.s = nil
+	}
+}
+
+// Len returns the number of molecules held.
+func (m *MolSet) Len() int { return int(C.mg_molset_len(m.s)) }
+
+// Add adds the pickled molecule id; false if the set is full, holds it
+// already, or the pickle is unreadable.
+func (m *MolSet) Add(id string, pickle []byte) bool {
+	if len(pickle) == 0 {
+		return false
+	}
+	ip, il := borrow(id)
+	rc := C.mg_molset_add(m.s, ip, il, (*C.char)(unsafe.Pointer(&pickle[0])), C.size_t(len(pickle)))
+	return rc == 0
+}
+
+// MatchSet is Match on the molecules of set named by ids: state[i] is 1
+// for a hit, 0 for none, 2 when the set does not hold ids[i].
+func (q *Query) MatchSet(set *MolSet, ids []string, super bool, state []byte) error {
+	n := len(ids)
+	if n == 0 {
+		return nil
+	}
+	total := 0
+	for _, id := range ids {
+		total += len(id)
+	}
+	buf := C.malloc(C.size_t(total + 1))
+	defer C.free(buf)
+	offs := (*[1 << 28]C.size_t)(C.malloc(C.size_t(n+1) * C.size_t(unsafe.Sizeof(C.size_t(0)))))[: n+1 : n+1]
+	defer C.free(unsafe.Pointer(&offs[0]))
+	out := (*[1 << 28]C.uchar)(C.malloc(C.size_t(n)))[:n:n]
+	defer C.free(unsafe.Pointer(&out[0]))
+	b := (*[1 << 34]byte)(buf)[:total:total]
+	off := 0
+	for i, id := range ids {
+		offs[i] = C.size_t(off)
+		off += copy(b[off:], id)
+	}
+	offs[n] = C.size_t(off)
+	sup := C.int(0)
+	if super {
+		sup = 1
+	}
+	var cerr *C.char
+	ptr, l := borrow(q.Text)
+	rc := C.mg_molset_match(set.s, ptr, l, C.int(q.Kind), q.Options.flags(), sup, (*C.char)(buf), &offs[0], C.int(n), &out[0], &cerr)
+	msg := gostr(cerr)
+	C.mg_free(unsafe.Pointer(cerr))
+	if rc != 0 {
+		return fmt.Errorf("%w: %s", ErrInvalidQuery, printable(msg))
+	}
+	for i := range state[:n] {
+		state[i] = byte(out[i])
+	}
+	return nil
+}

@@ -26,7 +26,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
+#include <unordered_map>
 
 using namespace RDKit;
 
@@ -235,6 +238,85 @@ int mg_match(const char *text, size_t len, int kind, int flags, int super,
       auto m = unpickle(pickles + offsets[i], offsets[i + 1] - offsets[i]);
       bool hit = super ? !SubstructMatch(*q, *m, ps).empty()
                        : !SubstructMatch(*m, *q, ps).empty();
+      out[i] = hit ? 1 : 0;
+    }
+    return 0;
+  } catch (const std::exception &e) {
+    *err = fpdup(e.what());
+  } catch (...) {
+    *err = fpdup("match: unknown error");
+  }
+  return -1;
+}
+
+struct mg_molset {
+  int max;
+  std::shared_mutex mu;
+  std::unordered_map<std::string, std::unique_ptr<ROMol>> mols;
+};
+
+mg_molset *mg_molset_new(int max) {
+  try {
+    auto s = new mg_molset();
+    s->max = max;
+    return s;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void mg_molset_free(mg_molset *s) { delete s; }
+
+int mg_molset_len(mg_molset *s) {
+  std::shared_lock<std::shared_mutex> lock(s->mu);
+  return int(s->mols.size());
+}
+
+int mg_molset_add(mg_molset *s, const char *id, size_t idlen,
+                  const char *pickle, size_t len) {
+  try {
+    std::string key(id, idlen);
+    {
+      std::shared_lock<std::shared_mutex> lock(s->mu);
+      if (int(s->mols.size()) >= s->max || s->mols.count(key)) return 1;
+    }
+    auto m = unpickle(pickle, len);  // outside the lock
+    std::unique_lock<std::shared_mutex> lock(s->mu);
+    if (int(s->mols.size()) >= s->max || s->mols.count(key)) return 1;
+    s->mols.emplace(std::move(key), std::move(m));
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+int mg_molset_match(mg_molset *s, const char *text, size_t len, int kind,
+                    int flags, int super, const char *ids,
+                    const size_t *offsets, int n, unsigned char *out,
+                    char **err) {
+  *err = nullptr;
+  try {
+    auto q = parseQuery(std::string(text ? text : "", len), kind, flags);
+    if (super && kind == MG_Q_SMARTS) {
+      *err = fpdup("a superstructure query must be a molecule, not SMARTS");
+      return -1;
+    }
+    SubstructMatchParameters ps;
+    ps.useChirality = (flags & MG_Q_CHIRALITY) != 0;
+    ps.maxMatches = 1;
+    ps.uniquify = false;
+    std::shared_lock<std::shared_mutex> lock(s->mu);
+    std::string key;
+    for (int i = 0; i < n; i++) {
+      key.assign(ids + offsets[i], offsets[i + 1] - offsets[i]);
+      auto it = s->mols.find(key);
+      if (it == s->mols.end()) {
+        out[i] = 2;
+        continue;
+      }
+      const ROMol &m = *it->second;
+      bool hit = super ? !SubstructMatch(*q, m, ps).empty()
+                       : !SubstructMatch(m, *q, ps).empty();
       out[i] = hit ? 1 : 0;
     }
     return 0;

@@ -51,6 +51,26 @@ int mg_match(const char *text, size_t len, int kind, int flags, int super,
              const char *pickles, const size_t *offsets, int n,
              unsigned char *out, const int *stop, char **err);
 
+// mg_molset holds molecules in memory by id (RDKit ROMol objects made from
+// mg_fp's pickles), so that matching needs no unpickling; at most max
+// molecules. Safe for concurrent use: adds take a writer lock, matching a
+// reader lock (matching only reads the molecules).
+typedef struct mg_molset mg_molset;
+mg_molset *mg_molset_new(int max);
+void mg_molset_free(mg_molset *s);
+// mg_molset_add adds a molecule: 0 added, 1 present or the set is full,
+// -1 the pickle is unreadable.
+int mg_molset_add(mg_molset *s, const char *id, size_t idlen,
+                  const char *pickle, size_t len);
+// mg_molset_len returns the number of molecules held.
+int mg_molset_len(mg_molset *s);
+// mg_molset_match is mg_match on the molecules of the set named by n ids
+// (one buffer, n+1 offsets): out[i] = 1 hit, 0 no hit, 2 not in the set.
+int mg_molset_match(mg_molset *s, const char *text, size_t len, int kind,
+                    int flags, int super, const char *ids,
+                    const size_t *offsets, int n, unsigned char *out,
+                    char **err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -73,6 +73,11 @@ type Options struct {
 	Workers int
 	// Logf, if set, reports what Open did (entries loaded, rebuilt).
 	Logf func(format string, args ...any)
+	// CacheMolecules is how many molecules substructure search keeps in
+	// memory as RDKit molecules (no unpickling per candidate; about 2-4 KB
+	// each for drug-like molecules); the others are read from the store.
+	// 0 keeps none.
+	CacheMolecules int
 	// NoGraphCheck skips the comparison with the graph's molecules (and
 	// so the rebuild): for tools that fill the side keyspace themselves
 	// (make bench-search builds its index from SMILES, without graphs).
@@ -93,6 +98,8 @@ type Index struct {
 	// known holds the molecules applied while Open runs (nil after), so
 	// that an entry seen both by the load and by a commit counts once.
 	known map[string]struct{}
+	// mols holds up to Options.CacheMolecules molecules (nil for none).
+	mols *chem.MolSet
 }
 
 // Entries returns the side entries that register a molecule with the
@@ -176,6 +183,9 @@ func Open(ctx context.Context, store *graph.Store, pool *chem.Pool, base string,
 	x := &Index{store: store, pool: pool, base: base, opt: opt, slot: make(chan struct{}, opt.Workers),
 		known: map[string]struct{}{}}
 	x.cur.Store(&view{})
+	if opt.CacheMolecules > 0 {
+		x.mols = chem.NewMolSet(opt.CacheMolecules)
+	}
 	store.WatchSide(x.apply)
 	scanned := map[string]struct{}{}
 	var bad [][]byte
@@ -197,6 +207,18 @@ func Open(ctx context.Context, store *graph.Store, pool *chem.Pool, base string,
 		return nil, fmt.Errorf("search: load: %w", err)
 	}
 	x.apply(chunk)
+	if x.mols != nil {
+		err := store.ScanSide(ctx, []byte(prefixPickle), func(k, v []byte) error {
+			if x.mols.Len() >= opt.CacheMolecules {
+				return errFull
+			}
+			x.mols.Add(string(k[len(prefixPickle):]), v)
+			return nil
+		})
+		if err != nil && !errors.Is(err, errFull) {
+			return nil, fmt.Errorf("search: load molecules: %w", err)
+		}
+	}
 	x.mu.Lock()
 	t := *x.cur.Load()
 	t.trim()
@@ -234,6 +256,17 @@ func (v *view) trim() {
 	}
 }
 
+// errFull stops the scan of pickles when the molecule cache is full.
+var errFull = errors.New("molecule cache full")
+
+// Close frees the molecules held in memory; the index must not be used
+// afterwards.
+func (x *Index) Close() {
+	if x.mols != nil {
+		x.mols.Close()
+	}
+}
+
 // Len returns the number of molecules indexed.
 func (x *Index) Len() int { return x.cur.Load().n }
 
@@ -257,6 +290,9 @@ func (x *Index) apply(kvs []graph.SideEntry) {
 	var nv *view
 	var removed map[string]bool
 	for _, kv := range kvs {
+		if x.mols != nil && kv.Value != nil && bytes.HasPrefix(kv.Key, []byte(prefixPickle)) {
+			x.mols.Add(string(kv.Key[len(prefixPickle):]), kv.Value)
+		}
 		if !bytes.HasPrefix(kv.Key, []byte(prefixFP)) {
 			continue
 		}

@@ -68,7 +68,9 @@ func buildLibrary() (*library, error) {
 		return nil, err
 	}
 	ctx := context.Background()
-	idx, err := search.Open(ctx, st, pool, base, search.Options{})
+	// Half of the molecules in the in-memory molecule set, half read
+	// from the store: both matching paths run.
+	idx, err := search.Open(ctx, st, pool, base, search.Options{CacheMolecules: 4000})
 	if err != nil {
 		return nil, err
 	}

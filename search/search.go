@@ -423,6 +423,25 @@ func (x *Index) matchIDs(ctx context.Context, q *chem.Query, super bool, ids []s
 		return nil, ctx.Err()
 	}
 	defer func() { <-x.slot }()
+	var out []Hit
+	if x.mols != nil {
+		state := make([]byte, len(ids))
+		if err := q.MatchSet(x.mols, ids, super, state); err != nil {
+			return nil, err
+		}
+		var rest []string
+		for i, s := range state {
+			switch s {
+			case 1:
+				out = append(out, Hit{ID: ids[i], Score: 1})
+			case 2:
+				rest = append(rest, ids[i])
+			}
+		}
+		if ids = rest; len(ids) == 0 {
+			return out, nil
+		}
+	}
 	keys := make([][]byte, len(ids))
 	for i, id := range ids {
 		keys[i] = []byte(prefixPickle + id)
@@ -439,7 +458,6 @@ func (x *Index) matchIDs(ctx context.Context, q *chem.Query, super bool, ids []s
 	if err := q.Match(mols, super, hit); err != nil {
 		return nil, err
 	}
-	var out []Hit
 	for i, h := range hit {
 		if h {
 			out = append(out, Hit{ID: ids[i], Score: 1})

@@ -181,10 +181,11 @@ func TestIndexRestartAndRebuild(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			x, err := search.Open(ctx, st, testPool(t), base, search.Options{})
+			x, err := search.Open(ctx, st, testPool(t), base, search.Options{CacheMolecules: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer x.Close()
 			if got := allIDs(t, x); !slices.Equal(got, mols) {
 				t.Errorf("index holds %d molecules, graph %d", len(got), len(mols))
 			}

@@ -14,8 +14,9 @@
 // queries, threshold 0.7 and top-10, wall time per query (each search uses
 // every core), p50/p95; RDKit: BulkTanimotoSimilarity over the same
 // fingerprints, one thread, on the first -pyqueries of the queries.
-// Substructure: realistic SMARTS (bench/search_queries.txt), the median of
-// 3 runs each; RDKit: SubstructLibrary (MolHolder + PatternHolder,
+// Substructure: realistic SMARTS (bench/search_queries.txt), all -nsub
+// molecules held in memory as RDKit molecules like SubstructLibrary's
+// MolHolder (search.Options.CacheMolecules), the median of 3 runs each; RDKit: SubstructLibrary (MolHolder + PatternHolder,
 // numThreads=1). Hit counts are compared. Index memory: the bytes of the
 // in-memory arrays per molecule, and the Go heap growth of Open.
 package main
@@ -97,7 +98,7 @@ func run(n, nsub, nq, pyq, seed int, cache, qfile string) error {
 	fmt.Printf("machine: %d cores (GOMAXPROCS), load %s", runtime.GOMAXPROCS(0), load)
 
 	// --- similarity over n
-	simStore, simIdx, mem, err := index(ctx, pool, filepath.Join(cache, fmt.Sprintf("store-%d-seed%d", n, seed)), smiles[:n])
+	simStore, simIdx, mem, err := index(ctx, pool, filepath.Join(cache, fmt.Sprintf("store-%d-seed%d", n, seed)), smiles[:n], 0)
 	if err != nil {
 		return err
 	}
@@ -125,7 +126,7 @@ func run(n, nsub, nq, pyq, seed int, cache, qfile string) error {
 		top = append(top, time.Since(t0))
 	}
 	// --- substructure over nsub
-	subStore, subIdx, _, err := index(ctx, pool, filepath.Join(cache, fmt.Sprintf("store-%d-seed%d", nsub, seed)), smiles[:nsub])
+	subStore, subIdx, _, err := index(ctx, pool, filepath.Join(cache, fmt.Sprintf("store-%d-seed%d", nsub, seed)), smiles[:nsub], nsub)
 	if err != nil {
 		return err
 	}
@@ -231,7 +232,7 @@ func run(n, nsub, nq, pyq, seed int, cache, qfile string) error {
 // index opens (building it on first use) a store of the molecules' search
 // entries and loads the index; mem is the Go heap growth of Open per
 // molecule.
-func index(ctx context.Context, pool *chem.Pool, dir string, smiles []string) (*graph.Store, *search.Index, float64, error) {
+func index(ctx context.Context, pool *chem.Pool, dir string, smiles []string, cacheMols int) (*graph.Store, *search.Index, float64, error) {
 	done := filepath.Join(dir, "complete")
 	if _, err := os.Stat(done); err != nil {
 		os.RemoveAll(dir)
@@ -289,8 +290,9 @@ func index(ctx context.Context, pool *chem.Pool, dir string, smiles []string) (*
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
+	rss0 := rssBytes()
 	t0 := time.Now()
-	x, err := search.Open(ctx, st, pool, "http://localhost:8080/", search.Options{NoGraphCheck: true})
+	x, err := search.Open(ctx, st, pool, "http://localhost:8080/", search.Options{NoGraphCheck: true, CacheMolecules: cacheMols})
 	if err != nil {
 		st.Close()
 		return nil, nil, 0, err
@@ -298,8 +300,25 @@ func index(ctx context.Context, pool *chem.Pool, dir string, smiles []string) (*
 	took := time.Since(t0)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	fmt.Printf("loaded %d molecules in %s\n", x.Len(), took.Round(time.Millisecond))
+	fmt.Printf("loaded %d molecules in %s (%d held as RDKit molecules); RSS growth %.0f bytes/molecule\n",
+		x.Len(), took.Round(time.Millisecond), cacheMols, float64(rssBytes()-rss0)/float64(max(1, x.Len())))
 	return st, x, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(max(1, x.Len())), nil
+}
+
+// rssBytes is the process's resident set (Linux), 0 if unknown.
+func rssBytes() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			var kb int64
+			fmt.Sscan(f[1], &kb)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 func readSMILES(path string) ([]string, error) {

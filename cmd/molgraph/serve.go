@@ -85,10 +85,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	// The structure-search index: loaded (or rebuilt) from the store's side
 	// keyspace, then kept up to date by every commit (package search).
 	idx, err := search.Open(ctx, store, mols.Registry.Pool(), cfg.baseIRI, search.Options{
-		Logf: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }})
+		CacheMolecules: cfg.searchCacheMolecules,
+		Logf:           func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }})
 	if err != nil {
 		return err
 	}
+	defer idx.Close()
 	// Unreferenced blobs and the spools of ended batch jobs: collected now,
 	// every blob-gc-interval and after each batch job.
 	gc := graph.NewBlobCollector(store.Blobs(), func(ctx context.Context) (graph.BlobUses, error) {
