@@ -181,41 +181,63 @@ func (q *Query) Match(mols [][]byte, super bool, hit []bool) error {
 	if n == 0 {
 		return nil
 	}
-	total := 0
-	for _, m := range mols {
-		total += len(m)
-	}
-	buf := C.malloc(C.size_t(total + 1))
-	defer C.free(buf)
-	offs := (*[1 << 28]C.size_t)(C.malloc(C.size_t(n+1) * C.size_t(unsafe.Sizeof(C.size_t(0)))))[: n+1 : n+1]
-	defer C.free(unsafe.Pointer(&offs[0]))
-	out := (*[1 << 28]C.uchar)(C.malloc(C.size_t(n)))[:n:n]
-	defer C.free(unsafe.Pointer(&out[0]))
-	b := (*[1 << 34]byte)(buf)[:total:total]
-	off := 0
-	for i, m := range mols {
-		offs[i] = C.size_t(off)
-		off += copy(b[off:], m)
-	}
-	offs[n] = C.size_t(off)
-	sup := C.int(0)
-	if super {
-		sup = 1
-	}
+	p := packC(mols)
+	defer p.free()
 	var cerr *C.char
 	ptr, l := borrow(q.Text)
-	rc := C.mg_match(ptr, l, C.int(q.Kind), q.Options.flags(), sup, (*C.char)(buf), &offs[0], C.int(n), &out[0], nil, &cerr)
+	rc := C.mg_match(ptr, l, C.int(q.Kind), q.Options.flags(), C.int(boolInt(super)), p.buf, &p.offs[0], C.int(n), &p.out[0], nil, &cerr)
 	msg := gostr(cerr)
 	C.mg_free(unsafe.Pointer(cerr))
-	switch rc {
-	case 0:
-	default:
+	if rc != 0 {
 		return fmt.Errorf("%w: %s", ErrInvalidQuery, printable(msg))
 	}
 	for i := range hit[:n] {
-		hit[i] = out[i] != 0
+		hit[i] = p.out[i] != 0
 	}
 	return nil
+}
+
+// cPacked is a list of byte strings copied into C memory for one call:
+// buf holds them back to back, item i is buf[offs[i]:offs[i+1]], and out
+// has one result byte per item.
+type cPacked struct {
+	buf  *C.char
+	offs []C.size_t
+	out  []C.uchar
+}
+
+// packC copies items into C memory (cgo may not pass Go memory holding Go
+// pointers, and the C side reads the items as one buffer); free releases it.
+func packC[T ~string | ~[]byte](items []T) cPacked {
+	n := len(items)
+	total := 0
+	for _, it := range items {
+		total += len(it)
+	}
+	buf := C.malloc(C.size_t(total + 1))
+	offs := (*[1 << 28]C.size_t)(C.malloc(C.size_t(n+1) * C.size_t(unsafe.Sizeof(C.size_t(0)))))[: n+1 : n+1]
+	out := (*[1 << 28]C.uchar)(C.malloc(C.size_t(n + 1)))[:n:n]
+	b := (*[1 << 34]byte)(buf)[:total:total]
+	off := 0
+	for i, it := range items {
+		offs[i] = C.size_t(off)
+		off += copy(b[off:], it)
+	}
+	offs[n] = C.size_t(off)
+	return cPacked{buf: (*C.char)(buf), offs: offs, out: out}
+}
+
+func (p cPacked) free() {
+	C.free(unsafe.Pointer(p.buf))
+	C.free(unsafe.Pointer(&p.offs[0]))
+	C.free(unsafe.Pointer(unsafe.SliceData(p.out)))
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // MolSet holds molecules in memory by id (C++ RDKit molecules made from
@@ -260,37 +282,18 @@ func (q *Query) MatchSet(set *MolSet, ids []string, super bool, state []byte) er
 	if n == 0 {
 		return nil
 	}
-	total := 0
-	for _, id := range ids {
-		total += len(id)
-	}
-	buf := C.malloc(C.size_t(total + 1))
-	defer C.free(buf)
-	offs := (*[1 << 28]C.size_t)(C.malloc(C.size_t(n+1) * C.size_t(unsafe.Sizeof(C.size_t(0)))))[: n+1 : n+1]
-	defer C.free(unsafe.Pointer(&offs[0]))
-	out := (*[1 << 28]C.uchar)(C.malloc(C.size_t(n)))[:n:n]
-	defer C.free(unsafe.Pointer(&out[0]))
-	b := (*[1 << 34]byte)(buf)[:total:total]
-	off := 0
-	for i, id := range ids {
-		offs[i] = C.size_t(off)
-		off += copy(b[off:], id)
-	}
-	offs[n] = C.size_t(off)
-	sup := C.int(0)
-	if super {
-		sup = 1
-	}
+	p := packC(ids)
+	defer p.free()
 	var cerr *C.char
 	ptr, l := borrow(q.Text)
-	rc := C.mg_molset_match(set.s, ptr, l, C.int(q.Kind), q.Options.flags(), sup, (*C.char)(buf), &offs[0], C.int(n), &out[0], &cerr)
+	rc := C.mg_molset_match(set.s, ptr, l, C.int(q.Kind), q.Options.flags(), C.int(boolInt(super)), p.buf, &p.offs[0], C.int(n), &p.out[0], &cerr)
 	msg := gostr(cerr)
 	C.mg_free(unsafe.Pointer(cerr))
 	if rc != 0 {
 		return fmt.Errorf("%w: %s", ErrInvalidQuery, printable(msg))
 	}
 	for i := range state[:n] {
-		state[i] = byte(out[i])
+		state[i] = byte(p.out[i])
 	}
 	return nil
 }
