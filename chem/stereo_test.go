@@ -1,6 +1,7 @@
 package chem
 
 import (
+	"context"
 	"os/exec"
 	"sort"
 	"strings"
@@ -71,5 +72,32 @@ func TestStereoisomers(t *testing.T) {
 	}
 	if _, _, err := Stereoisomers("not a smiles", 8); err == nil {
 		t.Error("bad SMILES: no error")
+	}
+}
+
+// TestStructureRacemic: a racemic molecule from SMILES without 3D gets a 3D
+// structure, that of one of its stereoisomers (was ErrNo3D: the round trip
+// compared the embedded isomer with the stereo-free SMILES); a molecule with
+// specified stereo keeps it.
+func TestStructureRacemic(t *testing.T) {
+	const ibuprofen = "CC(C)Cc1ccc(C(C)C(=O)O)cc1"
+	s, err := testPool.Structure(context.Background(), Input{Format: FormatSMILES, Content: ibuprofen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iso, _, err := Stereoisomers(ibuprofen, MaxStereoisomers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Stereoisomer == "" || s.Stereoisomer != s.SMILES || s.Stereoisomer != iso[0] || s.Stereoisomers != 2 {
+		t.Errorf("stereoisomer %q (of %d), SMILES %q, want %q of 2", s.Stereoisomer, s.Stereoisomers, s.SMILES, iso[0])
+	}
+	const lAla = "C[C@H](N)C(=O)O"
+	s, err = testPool.Structure(context.Background(), Input{Format: FormatSMILES, Content: lAla})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Stereoisomer != "" || s.SMILES != lAla {
+		t.Errorf("L-alanine: stereoisomer %q, SMILES %q", s.Stereoisomer, s.SMILES)
 	}
 }

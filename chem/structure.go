@@ -31,6 +31,12 @@ type Structure struct {
 	Bonds  []StructureBond
 	// Rings are RDKit's smallest set of smallest rings, as atom indexes.
 	Rings [][]int
+	// Stereoisomer is set when the molecule left stereocentres or double
+	// bonds unspecified: the stereoisomer embedded (its canonical isomeric
+	// SMILES, equal to SMILES), and Stereoisomers the number of its
+	// stereoisomers (2^n for n unspecified elements).
+	Stereoisomer  string
+	Stereoisomers int
 	// Reused is true when the coordinates are those of the input molfile,
 	// false when they were embedded (ETKDGv3, fixed seed, MMFF94).
 	Reused bool
@@ -111,12 +117,48 @@ func (p *Pool) Structure(ctx context.Context, in Input) (*Structure, error) {
 		return nil, fmt.Errorf("chem: structure of %s: %w: 3D embedding failed", r.SMILES, ErrNo3D)
 	}
 	s, mismatch, err := analyse(r.Molfile, r.SMILES)
+	if err == nil && mismatch {
+		// Embedding assigns every stereocentre and double bond it finds
+		// unspecified, so the embedded molfile is one stereoisomer, not the
+		// stereo-free molecule: embed the first of its stereoisomers
+		// (Stereoisomers order) and check against that isomer.
+		var iso *Structure
+		iso, err = p.stereoisomerStructure(ctx, r.SMILES)
+		if iso != nil {
+			return iso, nil
+		}
+	}
 	if err != nil || mismatch {
 		if err == nil {
 			err = errors.New("embedded molfile does not give back the molecule")
 		}
 		return nil, fmt.Errorf("chem: structure of %s: %w: %v", r.SMILES, ErrNo3D, err)
 	}
+	return s, nil
+}
+
+// stereoisomerStructure embeds the first stereoisomer of smiles when smiles
+// leaves stereo unspecified; nil, nil when it does not.
+func (p *Pool) stereoisomerStructure(ctx context.Context, smiles string) (*Structure, error) {
+	isomers, total, err := Stereoisomers(smiles, MaxStereoisomers)
+	if err != nil || len(isomers) == 0 || (len(isomers) == 1 && isomers[0] == smiles) {
+		return nil, err
+	}
+	r, err := p.Process(ctx, Input{Format: FormatSMILES, Content: isomers[0], Generate3D: true, NoNormalize: true})
+	if err != nil {
+		return nil, err
+	}
+	if !r.Has3D {
+		return nil, errors.New("3D embedding of the stereoisomer failed")
+	}
+	s, mismatch, err := analyse(r.Molfile, r.SMILES)
+	if err != nil {
+		return nil, err
+	}
+	if mismatch {
+		return nil, fmt.Errorf("embedded molfile does not give back stereoisomer %s", r.SMILES)
+	}
+	s.Stereoisomer, s.Stereoisomers = r.SMILES, total
 	return s, nil
 }
 
