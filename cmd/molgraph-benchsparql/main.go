@@ -213,7 +213,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 			return false, err
 		}
 		defer srv.stop(out)
-		base, key = srv.base, srv.key
+		base, key = srv.Base, srv.Key
 		rep.Build = built
 		fmt.Fprintf(out, "molgraph: serving %s on %s\n", filepath.Join(storeDir, "data"), base)
 		if cfg.buildOnly {

@@ -10,17 +10,17 @@ import (
 	"io"
 	"io/fs"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/molgraph/molgraph/internal/servechild"
 )
 
 // The molgraph side: the cached store (built through the API with the
@@ -205,8 +205,8 @@ func buildStore(ctx context.Context, cfg config, storeDir string, out io.Writer)
 	st.QM = time.Since(t0)
 	fmt.Fprintf(out, "molgraph: %d reference drugs, %d of %d QM logs parsed in %s\n", st.Drugs, st.Calculations, st.Logs, st.QM.Round(time.Second))
 	srv.stop(out)
-	if srv.exitErr != nil {
-		return nil, fmt.Errorf("molgraph serve did not stop cleanly after the build: %v", srv.exitErr)
+	if srv.ExitErr != nil {
+		return nil, fmt.Errorf("molgraph serve did not stop cleanly after the build: %v", srv.ExitErr)
 	}
 	data := filepath.Join(storeDir, "data")
 	if err := os.RemoveAll(data); err != nil {
@@ -279,83 +279,23 @@ func trim(b []byte) string {
 
 // server is a molgraph serve process started by the driver.
 type server struct {
-	cmd       *exec.Cmd
-	dir       string
-	logPath   string
-	base, key string
-	client    *http.Client
-	done      chan error
-	exitErr   error
-	stopped   bool
+	*servechild.Server
+	client *http.Client
 }
 
 // startServer starts cfg.binary serve on a free loopback port over the
 // data directory dir and waits for /readyz; the admin key is the one the
 // server wrote to dir/bootstrap-key on its first start.
 func startServer(ctx context.Context, cfg config, dir string) (*server, error) {
-	if _, err := os.Stat(cfg.binary); err != nil {
-		return nil, fmt.Errorf("%w (build it: make build)", err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	addr, err := freePort()
+	srv, err := servechild.Start(ctx, cfg.binary, dir, filepath.Join(filepath.Dir(dir), "server.log"), 5*time.Minute,
+		func(string) []string {
+			return []string{"--base-iri", baseIRI, "--log-level", "warn", "--rate-limit", "0", "--sync-writes", "false",
+				"--sparql-timeout", cfg.timeout.String(), "--write-timeout", "30m"}
+		})
 	if err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(filepath.Dir(dir), "server.log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	base := "http://" + addr
-	// The server must not outlive the driver: Pdeathsig fires when the
-	// thread that forked exits, so that thread stays locked to the
-	// calling goroutine until stop.
-	runtime.LockOSThread()
-	cmd := exec.Command(cfg.binary, "serve", "--addr", addr, "--data-dir", dir, "--base-iri", baseIRI,
-		"--log-level", "warn", "--rate-limit", "0", "--sync-writes", "false",
-		"--sparql-timeout", cfg.timeout.String(), "--write-timeout", "30m")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = append(os.Environ(), "MOLGRAPH_API_KEY=")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		runtime.UnlockOSThread()
-		logf.Close()
-		return nil, err
-	}
-	s := &server{cmd: cmd, dir: dir, logPath: logPath, base: base, done: make(chan error, 1), client: httpClient(10 * time.Minute)}
-	go func() { s.done <- cmd.Wait(); logf.Close() }()
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		select {
-		case err := <-s.done:
-			s.stopped = true
-			runtime.UnlockOSThread()
-			return nil, fmt.Errorf("molgraph serve exited before it was ready (%v); see %s", err, logPath)
-		case <-ctx.Done():
-			s.stop(io.Discard)
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-		if resp, err := http.Get(base + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			s.stop(io.Discard)
-			return nil, fmt.Errorf("molgraph serve not ready after 5 minutes; see %s", logPath)
-		}
-	}
-	key, err := os.ReadFile(filepath.Join(dir, "bootstrap-key"))
-	if err != nil {
-		s.stop(io.Discard)
-		return nil, fmt.Errorf("bootstrap key: %w", err)
-	}
-	s.key = strings.TrimSpace(string(key))
-	return s, nil
+	return &server{Server: srv, client: httpClient(10 * time.Minute)}, nil
 }
 
 // check asks the server whether it holds molecules.
@@ -374,33 +314,14 @@ func (s *server) check(ctx context.Context) error {
 }
 
 // stop interrupts the server (a clean shutdown) and kills it after 60 s.
-func (s *server) stop(out io.Writer) {
-	if s.stopped {
-		return
-	}
-	s.stopped = true
-	defer runtime.UnlockOSThread()
-	s.cmd.Process.Signal(os.Interrupt)
-	select {
-	case err := <-s.done:
-		s.exitErr = err
-		if err != nil {
-			fmt.Fprintf(out, "molgraph serve exited: %v (log: %s)\n", err, s.logPath)
-		}
-	case <-time.After(60 * time.Second):
-		s.cmd.Process.Kill()
-		s.exitErr = errors.New("killed after 60 s")
-		<-s.done
-		fmt.Fprintf(out, "molgraph serve did not stop within 60 s of SIGINT; killed (log: %s)\n", s.logPath)
-	}
-}
+func (s *server) stop(out io.Writer) { s.Stop(out, 60*time.Second) }
 
 func (s *server) do(ctx context.Context, method, path, ctype string, body io.Reader) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, s.base+path, body)
+	req, err := http.NewRequestWithContext(ctx, method, s.Base+path, body)
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+s.key)
+	req.Header.Set("Authorization", "Bearer "+s.Key)
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
@@ -552,14 +473,4 @@ func exportNQuads(ctx context.Context, base, key, dir string, out io.Writer) (ex
 func httpClient(timeout time.Duration) *http.Client {
 	return &http.Client{Timeout: timeout + 10*time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: 4, IdleConnTimeout: time.Minute, DisableCompression: true}}
-}
-
-// freePort returns a loopback address nothing listens on now.
-func freePort() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }

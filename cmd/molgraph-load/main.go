@@ -34,14 +34,11 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -51,6 +48,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/molgraph/molgraph/internal/servechild"
 )
 
 // kinds of request, in the order they are reported.
@@ -153,8 +152,8 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 			return false, err
 		}
 		defer srv.stop(out)
-		base, adminKey = srv.base, srv.key
-		fmt.Fprintf(out, "molgraph-load: started %s serve on %s (data dir %s, log %s)\n", cfg.binary, base, srv.dir, srv.logPath)
+		base, adminKey = srv.Base, srv.Key
+		fmt.Fprintf(out, "molgraph-load: started %s serve on %s (data dir %s, log %s)\n", cfg.binary, base, srv.dir, srv.LogPath)
 	}
 	base = strings.TrimSuffix(base, "/")
 	httpc := &http.Client{
@@ -755,110 +754,34 @@ func readCorpora(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// server is a molgraph serve process started for the run.
+// server is a molgraph serve process started for the run, with its own
+// temporary directory.
 type server struct {
-	cmd           *exec.Cmd
-	dir, logPath  string
-	base, key     string
-	done          chan error
-	removeDataDir bool
+	*servechild.Server
+	dir string
 }
 
 // startServer starts binary serve on a free loopback port with a fresh
 // data directory and waits for /readyz; the generated bootstrap key is the
 // admin key.
 func startServer(ctx context.Context, binary string) (*server, error) {
-	if _, err := os.Stat(binary); err != nil {
-		return nil, fmt.Errorf("%w (build it: make build)", err)
-	}
 	dir, err := os.MkdirTemp("", "molgraph-load-")
 	if err != nil {
 		return nil, err
 	}
-	addr, err := freePort()
+	srv, err := servechild.Start(ctx, binary, filepath.Join(dir, "data"), filepath.Join(dir, "server.log"), 2*time.Minute,
+		func(addr string) []string { return []string{"--base-iri", "http://" + addr + "/"} })
 	if err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(dir, "server.log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	base := "http://" + addr
-	// The server must not outlive us: Pdeathsig fires when the thread
-	// that forked exits, so that thread stays locked and alive while the
-	// server runs (the caller's goroutine keeps it until stop).
-	runtime.LockOSThread()
-	cmd := exec.Command(binary, "serve", "--addr", addr, "--data-dir", filepath.Join(dir, "data"), "--base-iri", base+"/")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = append(os.Environ(), "MOLGRAPH_API_KEY=")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		runtime.UnlockOSThread()
-		logf.Close()
-		return nil, err
-	}
-	s := &server{cmd: cmd, dir: dir, logPath: logPath, base: base, done: make(chan error, 1), removeDataDir: true}
-	go func() { s.done <- cmd.Wait(); logf.Close() }()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		select {
-		case err := <-s.done:
-			runtime.UnlockOSThread()
-			return nil, fmt.Errorf("molgraph serve exited before it was ready (%v); see %s", err, logPath)
-		case <-ctx.Done():
-			s.stop(io.Discard)
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-		if resp, err := http.Get(base + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			s.stop(io.Discard)
-			return nil, fmt.Errorf("molgraph serve not ready after 2 minutes; see %s", logPath)
-		}
-	}
-	key, err := os.ReadFile(filepath.Join(dir, "data", "bootstrap-key"))
-	if err != nil {
-		s.stop(io.Discard)
-		return nil, fmt.Errorf("bootstrap key: %w", err)
-	}
-	s.key = strings.TrimSpace(string(key))
-	return s, nil
+	return &server{Server: srv, dir: dir}, nil
 }
 
 // stop interrupts the server (a clean shutdown), kills it after 30 s,
-// and removes its data directory.
+// and removes its directory unless it did not exit cleanly (the log is
+// kept then).
 func (s *server) stop(out io.Writer) {
-	defer runtime.UnlockOSThread()
-	s.cmd.Process.Signal(os.Interrupt)
-	select {
-	case err := <-s.done:
-		if err != nil {
-			fmt.Fprintf(out, "molgraph serve exited: %v (log kept in %s)\n", err, s.logPath)
-			return
-		}
-	case <-time.After(30 * time.Second):
-		s.cmd.Process.Kill()
-		<-s.done
-		fmt.Fprintf(out, "molgraph serve did not stop within 30 s of SIGINT; killed (log kept in %s)\n", s.logPath)
-		return
-	}
-	if s.removeDataDir {
+	if s.Stop(out, 30*time.Second) == nil {
 		os.RemoveAll(s.dir)
 	}
-}
-
-// freePort returns a loopback address nothing listens on now.
-func freePort() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }
