@@ -1054,20 +1054,9 @@ func CalculationFromQuads(qs []quad.Quad) (CalculationRecord, error) {
 	if sp, ok := g.object(c, occHasUniqueSpecies).(quad.IRI); ok {
 		rec.MoleculeID = string(sp)[strings.LastIndexByte(string(sp), '/')+1:]
 	}
-	if b, ok := g.object(c, provWasDerivedFrom).(quad.IRI); ok {
-		n, _ := r.integer(b, mgByteSize)
-		rec.Source = &CalculationSource{Filename: r.str(b, mgFileName), SHA256: r.str(b, mgSHA256), Bytes: n}
-	}
-	if o := g.object(c, provGeneratedAtTime); o != nil {
-		ts, ok := o.(quad.TypedString)
-		if !ok || ts.Type != XSDDateTime {
-			return rec, fmt.Errorf("ontology: calculation from quads: created at %v: %w", o, ErrInvalidCalculation)
-		}
-		t, err := time.Parse(time.RFC3339Nano, string(ts.Value))
-		if err != nil {
-			return rec, fmt.Errorf("ontology: calculation from quads: created at %q: %w", ts.Value, ErrInvalidCalculation)
-		}
-		rec.CreatedAt = t.UTC()
+	rec.Source = r.source(c)
+	if rec.CreatedAt, err = r.createdAt(c); err != nil {
+		return rec, fmt.Errorf("ontology: calculation from quads: %w", err)
 	}
 	if grp, ok := g.object(c, mgIsStepOf).(quad.IRI); ok {
 		i, _ := r.integer(c, mgStepIndex)
@@ -1152,6 +1141,35 @@ func (g *quadIndex) calculationNode() (quad.IRI, error) {
 type reader struct {
 	g   *quadIndex
 	err error
+}
+
+// source reads the upload node of a calculation or group (prov:wasDerivedFrom
+// with file name, digest and size); nil when it has none.
+func (r *reader) source(node quad.Value) *CalculationSource {
+	b, ok := r.g.object(node, provWasDerivedFrom).(quad.IRI)
+	if !ok {
+		return nil
+	}
+	n, _ := r.integer(b, mgByteSize)
+	return &CalculationSource{Filename: r.str(b, mgFileName), SHA256: r.str(b, mgSHA256), Bytes: n}
+}
+
+// createdAt reads node's prov:generatedAtTime (zero when absent); a value
+// that is not an xsd:dateTime is ErrInvalidCalculation.
+func (r *reader) createdAt(node quad.Value) (time.Time, error) {
+	o := r.g.object(node, provGeneratedAtTime)
+	if o == nil {
+		return time.Time{}, nil
+	}
+	ts, ok := o.(quad.TypedString)
+	if !ok || ts.Type != XSDDateTime {
+		return time.Time{}, fmt.Errorf("created at %v: %w", o, ErrInvalidCalculation)
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(ts.Value))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("created at %q: %w", ts.Value, ErrInvalidCalculation)
+	}
+	return t.UTC(), nil
 }
 
 func (r *reader) fail(s quad.Value, p quad.IRI, o quad.Value) {

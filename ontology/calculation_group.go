@@ -156,20 +156,10 @@ func CalculationGroupFromQuads(qs []quad.Quad) (CalculationGroup, error) {
 		}
 		g.Steps = append(g.Steps, s.id)
 	}
-	if b, ok := idx.object(node, provWasDerivedFrom).(quad.IRI); ok {
-		n, _ := r.integer(b, mgByteSize)
-		g.Source = &CalculationSource{Filename: r.str(b, mgFileName), SHA256: r.str(b, mgSHA256), Bytes: n}
-	}
-	if o := idx.object(node, provGeneratedAtTime); o != nil {
-		ts, ok := o.(quad.TypedString)
-		if !ok || ts.Type != XSDDateTime {
-			return g, fmt.Errorf("ontology: calculation group from quads: created at %v: %w", o, ErrInvalidCalculation)
-		}
-		t, err := time.Parse(time.RFC3339Nano, string(ts.Value))
-		if err != nil {
-			return g, fmt.Errorf("ontology: calculation group from quads: created at %q: %w", ts.Value, ErrInvalidCalculation)
-		}
-		g.CreatedAt = t.UTC()
+	g.Source = r.source(node)
+	var err error
+	if g.CreatedAt, err = r.createdAt(node); err != nil {
+		return g, fmt.Errorf("ontology: calculation group from quads: %w", err)
 	}
 	if r.err != nil {
 		return g, fmt.Errorf("ontology: calculation group from quads: %w", r.err)
