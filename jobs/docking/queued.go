@@ -104,19 +104,7 @@ func (t *Task) runQueued(ctx context.Context, j jobs.Job, c *committer, dj work.
 			if !ok {
 				return t.queuedEnd(ctx, j)
 			}
-			group = append(group, o)
-		more:
-			for len(group) < maxCommitGroup {
-				select {
-				case o, ok := <-outs:
-					if !ok {
-						break more
-					}
-					group = append(group, o)
-				default:
-					break more
-				}
-			}
+			group = appendReady(append(group, o), outs, maxCommitGroup)
 		case <-stall.C:
 			if err := enqueue("stalled"); err != nil {
 				return t.queuedEnd(ctx, j)
@@ -178,4 +166,22 @@ func (t *Task) queuedEnd(ctx context.Context, j jobs.Job) error {
 		return ctx.Err()
 	}
 	return errors.New("docking: the outcome stream ended")
+}
+
+// appendReady appends to group what ch holds at once, until group has max
+// items or ch is empty or closed: one commit group out of a burst of
+// outcomes, without waiting for more.
+func appendReady[T any](group []T, ch <-chan T, max int) []T {
+	for len(group) < max {
+		select {
+		case o, ok := <-ch:
+			if !ok {
+				return group
+			}
+			group = append(group, o)
+		default:
+			return group
+		}
+	}
+	return group
 }

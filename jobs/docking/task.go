@@ -504,19 +504,7 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 	go func() {
 		defer close(committed)
 		for o := range outs {
-			group := []work.DockOutcome{o}
-		more:
-			for len(group) < maxCommitGroup {
-				select {
-				case o, ok := <-outs:
-					if !ok {
-						break more
-					}
-					group = append(group, o)
-				default:
-					break more
-				}
-			}
+			group := appendReady([]work.DockOutcome{o}, outs, maxCommitGroup)
 			if commitErr != nil || ctx.Err() != nil {
 				continue // cancelled: the ligands are docked again on resume
 			}
