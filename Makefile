@@ -15,6 +15,7 @@ FUZZTIME ?= 20s
 # headless Chromium to drive the query page once.
 APT_PKGS := build-essential librdkit-dev libinchi-dev libjemalloc-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit psi4 nwchem xtb python3-cclib \
             python3-rdflib python3-sparqlwrapper rasqal-utils rdkit-data chromium
+APT_PKGS += plip  # docking/interact cross-checks its interactions against plip 2.2.2
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # npm reference tools, installed outside the repo: shacl-engine cross-checks
 # our SHACL validator (shapes/crosscheck_test.go), Oxigraph is the SPARQL
