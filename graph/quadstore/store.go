@@ -184,6 +184,8 @@ type Store struct {
 	// them.
 	cols atomic.Pointer[Columns]
 	colb *columnBuilder
+	// valb extends the value column (values.go).
+	valb *valueBuilder
 
 	closed    atomic.Bool
 	recovered bool
@@ -260,6 +262,7 @@ func Open(dir string, opt Options) (*Store, error) {
 	s.startFilterBuild(2 * s.st.nodes)
 	s.wmu.Unlock()
 	s.startColumns()
+	s.startValues()
 	if opt.TrimInterval > 0 {
 		s.trimStop, s.trimDone = make(chan struct{}), make(chan struct{})
 		go s.trimTables(dir, opt.TrimInterval, int64(opt.TrimAboveMB)<<20)
@@ -291,6 +294,7 @@ func (s *Store) Close() error {
 func (s *Store) stopBackground() {
 	s.bgStop()
 	s.stopColumns()
+	s.stopValues()
 	s.bg.Wait()
 	s.stopTrim()
 }
@@ -649,6 +653,7 @@ func (s *Store) commit(o commitOpts, write func(w *batchWriter) error) (uint64, 
 	s.readTs.Store(ts)
 	s.updateDiscard()
 	s.kickColumns()
+	s.kickValues()
 	return ts, nil
 }
 
