@@ -73,9 +73,14 @@ type (
 
 // Expressions.
 type (
-	expr   interface{}
-	eConst struct{ v quad.Value }
-	eVar   struct{ slot int }
+	expr interface{}
+	// eConst is a constant; n is its number when isNum (newConst).
+	eConst struct {
+		v     quad.Value
+		n     num
+		isNum bool
+	}
+	eVar struct{ slot int }
 	// eOp is an operator: "||" "&&" "=" "!=" "<" ">" "<=" ">=" "+" "-" "*"
 	// "/" "!" "neg" "pos".
 	eOp struct {

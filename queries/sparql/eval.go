@@ -67,6 +67,9 @@ type Options struct {
 	// Procedures are the search procedures the query may call (see
 	// Procedure); nil: none, and their predicates are ordinary IRIs.
 	Procedures Procedures
+	// noFold turns the folded values off (folded.go): every variable is
+	// bound to its decoded term. Tests compare both paths.
+	noFold bool
 }
 
 // DefaultMaxMemory is Options.MaxMemory when it is 0: 256 MiB.
@@ -140,6 +143,17 @@ type exec struct {
 	lastNumTerm          quad.TypedString
 	lastNum              num
 	lastIsNum, lastNumOK bool
+	// vals is the read view's value column when value-read variables
+	// are bound to ids (folded.go; nil otherwise); valueVars marks them
+	// (unused.go), foldable the variables that could be.
+	vals                *graph.TermValues
+	valueVars, foldable []*nBGP
+	// decodeErr is the first error of a decoding done inside a sort
+	// comparison (resolveKey).
+	decodeErr error
+	// decodes counts the ids decoded by the evaluator, folds the numbers
+	// read from the value column (tests).
+	decodes, folds int
 }
 
 // alloc charges n bytes of a table to the query's memory budget.
@@ -202,6 +216,9 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
 		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, now: opts.Now,
 		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}, unused: unusedVars(q), joinOnly: joinOnlyVars(q)}
+	if !opts.noFold {
+		ex.foldable = valueVars(q)
+	}
 	if ex.now.IsZero() {
 		ex.now = time.Now()
 	}
@@ -408,6 +425,8 @@ type idSource interface {
 	NumericRangeTriplesIDs(ctx context.Context, pred quad.IRI, r graph.Range, skipSubject bool, fn func(quad.Quad, [3]uint64) error) error
 	HasColumns() bool
 	MatchTriplesBoundIDs(ctx context.Context, bound [3]uint64, skip [3]bool, fn func(t [3]quad.Value, id [3]uint64) error) (bool, error)
+	Term(id uint64) (quad.Value, error)
+	TermValues() *graph.TermValues
 }
 
 // open switches the execution to a read view of its source when the
@@ -429,9 +448,14 @@ func (ex *exec) open() (func(), error) {
 	if v.HasIDs() {
 		ex.idm = v
 		ex.cols = v.HasColumns()
+		if ex.cols && ex.foldable != nil {
+			if ex.vals = v.TermValues(); ex.vals != nil {
+				ex.valueVars = ex.foldable
+			}
+		}
 	}
 	return func() {
-		ex.src, ex.idm = src, nil
+		ex.src, ex.idm, ex.vals, ex.valueVars = src, nil, nil, nil
 		v.Close()
 	}, nil
 }
@@ -912,6 +936,16 @@ func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager b
 			return err
 		}
 	}
+	// A term bound to an id (folded.go) is decoded for the other reads.
+	for _, t := range [3]*quad.Value{&s, &p, &o} {
+		if it, ok := (*t).(idTerm); ok {
+			v, err := ex.decodeID(it.id)
+			if err != nil {
+				return err
+			}
+			*t = v
+		}
+	}
 	if handled, err := ex.hashLookup(tp, gv, [3]quad.Value{s, p, o}, r, rid, eager, next); handled {
 		return err
 	}
@@ -985,13 +1019,21 @@ func (ex *exec) matchColumns(tp *triplePat, spo [3]quad.Value, r row, rid []uint
 	}
 	var bound [3]uint64
 	var skip [3]bool
+	slots := [3]int{-1, -1, -1}
 	for i, t := range [3]term{tp.s, tp.p, tp.o} {
 		if spo[i] == nil {
 			skip[i] = t.isVar() && (ex.unused[t.slot] || lazy != nil && lazy[t.slot])
+			if skip[i] {
+				slots[i] = t.slot
+			}
 			continue
 		}
 		if t.isVar() && rid[t.slot] != 0 {
 			bound[i] = rid[t.slot]
+			continue
+		}
+		if it, ok := spo[i].(idTerm); ok {
+			bound[i] = it.id
 			continue
 		}
 		id, err := ex.idm.TermID(spo[i])
@@ -1012,6 +1054,9 @@ func (ex *exec) matchColumns(tp *triplePat, spo [3]quad.Value, r row, rid []uint
 		for i, sk := range skip {
 			if sk {
 				t[i] = unusedTerm
+				if vt := slots[i]; vt >= 0 && ex.valueVars != nil && ex.valueVars[vt] != nil {
+					t[i] = idTerm{id[i]}
+				}
 			}
 		}
 		cbErr = ex.bindTriple(tp, r, rid, t, &id, next)

@@ -29,6 +29,9 @@ func (ex *exec) evalExpr(e expr, g gctx, r row) (quad.Value, error) {
 		return x.v, nil
 	case *eVar:
 		if v := r[x.slot]; v != nil {
+			if t, ok := v.(idTerm); ok {
+				return ex.decodeID(t.id)
+			}
 			return v, nil
 		}
 		return nil, errEval
@@ -100,6 +103,9 @@ func (ex *exec) evalOp(x *eOp, g gctx, r row) (quad.Value, error) {
 			return nil, err
 		}
 		return boolValue(!a), nil
+	}
+	if v, handled, err := ex.foldedOp(x, r); handled {
+		return v, err
 	}
 	var buf [3]quad.Value
 	args := buf[:0]
@@ -341,6 +347,9 @@ func (ex *exec) evalCall(x *eCall, g gctx, r row) (quad.Value, error) {
 			ex.bnodeSeq++
 			return quad.BNode(fmt.Sprintf("f%d", ex.bnodeSeq)), nil
 		}
+	}
+	if v, handled := ex.foldedCall(x, r); handled {
+		return v, nil
 	}
 	var buf [3]quad.Value
 	args := buf[:0]

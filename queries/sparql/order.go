@@ -19,6 +19,8 @@ type sortKey struct {
 	v     quad.Value
 	n     num
 	isNum bool
+	// extra: the bytes of v when it was decoded from an id (resolveKey).
+	extra int
 }
 
 func makeSortKey(v quad.Value) sortKey {
@@ -29,8 +31,40 @@ func makeSortKey(v quad.Value) sortKey {
 	return k
 }
 
+// sortKey makes the key of v, which may be an id bound by a value-read
+// variable (folded.go): a folded number is read from the value column,
+// another id is decoded only when a comparison needs its term
+// (resolveKey).
+func (ex *exec) sortKey(v quad.Value) sortKey {
+	if t, ok := v.(idTerm); ok {
+		k := sortKey{v: v}
+		if ex.vals != nil {
+			k.n, k.isNum = ex.idNum(t.id)
+		}
+		return k
+	}
+	return makeSortKey(v)
+}
+
 // cmpSortKey orders two keys exactly as orderTerms orders their values.
-func cmpSortKey(a, b *sortKey) int {
+func (ex *exec) cmpSortKey(a, b *sortKey) int {
+	if !a.isNum || !b.isNum {
+		// Terms bound to ids are decoded now, but a folded number needs
+		// not be to be ordered after unbound, blank nodes and IRIs.
+		if !a.isNum {
+			ex.resolveKey(a)
+		}
+		if !b.isNum {
+			ex.resolveKey(b)
+		}
+		ra, rb := orderRank(a.v), orderRank(b.v)
+		if ra != rb {
+			if ra < rb {
+				return -1
+			}
+			return 1
+		}
+	}
 	if a.isNum && b.isNum {
 		c, ok := cmpNum(a.n, b.n)
 		if !ok {
@@ -39,8 +73,15 @@ func cmpSortKey(a, b *sortKey) int {
 		if c != 0 {
 			return c
 		}
+		if _, ok := a.v.(idTerm); ok && a.v == b.v {
+			return 0 // one term: the same lexical form
+		}
+		ex.resolveKey(a)
+		ex.resolveKey(b)
 		return strings.Compare(a.v.String(), b.v.String())
 	}
+	ex.resolveKey(a)
+	ex.resolveKey(b)
 	return orderTerms(a.v, b.v)
 }
 
@@ -54,9 +95,9 @@ type sortedRow struct {
 }
 
 // orderLess is the ORDER BY order of two buffered solutions.
-func orderLess(items []orderItem, a, b *sortedRow) bool {
+func (ex *exec) orderLess(items []orderItem, a, b *sortedRow) bool {
 	for j, o := range items {
-		c := cmpSortKey(&a.keys[j], &b.keys[j])
+		c := ex.cmpSortKey(&a.keys[j], &b.keys[j])
 		if o.desc {
 			c = -c
 		}
@@ -69,12 +110,13 @@ func orderLess(items []orderItem, a, b *sortedRow) bool {
 
 // topK is a max-heap (by ORDER BY order) of the best k solutions so far.
 type topK struct {
+	ex    *exec
 	items []orderItem
 	rows  []*sortedRow
 }
 
 func (h *topK) Len() int           { return len(h.rows) }
-func (h *topK) Less(i, j int) bool { return orderLess(h.items, h.rows[j], h.rows[i]) }
+func (h *topK) Less(i, j int) bool { return h.ex.orderLess(h.items, h.rows[j], h.rows[i]) }
 func (h *topK) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
 func (h *topK) Push(x any)         { h.rows = append(h.rows, x.(*sortedRow)) }
 func (h *topK) Pop() any {

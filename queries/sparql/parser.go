@@ -1594,7 +1594,7 @@ func (p *parser) parseUnary() expr {
 		case "-", "+":
 			n := p.peekN(1)
 			if !t.spaceAfter && (n.kind == tkInteger || n.kind == tkDecimal || n.kind == tkDouble) {
-				return &eConst{v: p.parseLiteral()}
+				return newConst(p.parseLiteral())
 			}
 			p.nextTok()
 			op := "neg"
@@ -1633,12 +1633,12 @@ func (p *parser) parsePrimary() expr {
 		if n.kind == tkNil || n.kind == tkPunct && n.text == "(" {
 			return p.call(t, &eFunc{iri: iri, args: p.parseArgList()})
 		}
-		return &eConst{v: iri}
+		return newConst(iri)
 	case tkString, tkInteger, tkDecimal, tkDouble:
-		return &eConst{v: p.parseLiteral()}
+		return newConst(p.parseLiteral())
 	case tkName:
 		if p.isKw("true") || p.isKw("false") {
-			return &eConst{v: p.parseLiteral()}
+			return newConst(p.parseLiteral())
 		}
 		return p.parseBuiltin()
 	}

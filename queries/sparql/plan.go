@@ -501,7 +501,8 @@ func sortedSlots(s varSet) []int {
 	return out
 }
 
-// planLazy sets pl.lazy: the join-only variables of b, but those of steps
+// planLazy sets pl.lazy: the join-only and value-read variables of b
+// (bound to unusedTerm and to their ids), but those of steps
 // read by numeric range scans (which bind values) and those of a BGP
 // with procedure calls.
 func (ex *exec) planLazy(b *nBGP, pl *bgpPlan) {
@@ -510,7 +511,7 @@ func (ex *exec) planLazy(b *nBGP, pl *bgpPlan) {
 	}
 	var lazy []bool
 	for v, jb := range ex.joinOnly {
-		if jb == b {
+		if jb == b || ex.valueVars != nil && ex.valueVars[v] == b {
 			if lazy == nil {
 				lazy = make([]bool, len(ex.joinOnly))
 			}

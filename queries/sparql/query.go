@@ -116,7 +116,11 @@ func (r *Result) Solutions(fn func(Solution) error) error {
 		}
 		n++
 		for i, p := range r.q.sel.proj {
-			sol[i] = rw[p.slot]
+			v, err := r.ex.decoded(rw[p.slot])
+			if err != nil {
+				return err
+			}
+			sol[i] = v
 		}
 		if err := fn(sol); err != nil {
 			userErr = err
@@ -243,17 +247,34 @@ func (ex *exec) evalSelectStages(sq *selectQuery, g gctx, final emitFn) error {
 		if sq.limit >= 0 && !sq.distinct && !sq.reduced {
 			k = sq.limit + max(sq.offset, 0)
 		}
-		top := &topK{items: sq.orderBy}
+		top := &topK{ex: ex, items: sq.orderBy}
 		seq := 0
 		ordered = func(r row) error {
 			keys := make([]sortKey, len(sq.orderBy))
 			kb := 0
 			for j, o := range sq.orderBy {
-				v, err := ex.evalExpr(o.e, g, r)
+				var v quad.Value
+				var err error
+				if x, isVar := o.e.(*eVar); isVar && ex.vals != nil {
+					// A variable bound to an id keeps it (sortKey).
+					if v = r[x.slot]; v == nil {
+						err = errEval
+					}
+				} else {
+					v, err = ex.evalExpr(o.e, g, r)
+				}
 				if err != nil && err != errEval {
 					return err
 				}
-				keys[j] = makeSortKey(v)
+				keys[j] = ex.sortKey(v)
+				if k < 0 && !keys[j].isNum {
+					// A full sort compares every key: terms bound to
+					// ids are decoded now (and charged), but folded
+					// numbers; top-k decodes only the keys a comparison
+					// needs.
+					ex.resolveKey(&keys[j])
+					kb += keys[j].extra
+				}
 				if _, isVar := o.e.(*eVar); !isVar && v != nil {
 					// A computed key is a new value (a variable's is in the row).
 					kb += lexicalLen(v)
@@ -266,12 +287,20 @@ func (ex *exec) evalSelectStages(sq *selectQuery, g gctx, final emitFn) error {
 			}
 			if k > 0 && int64(top.Len()) == k {
 				worst := top.rows[0]
-				if !orderLess(sq.orderBy, sr, worst) {
+				if !ex.orderLess(sq.orderBy, sr, worst) {
+					if err := ex.checkDecoded(); err != nil {
+						return err
+					}
 					return ex.tick()
 				}
 				heap.Pop(top)
 				charged -= worst.bytes
 				ex.free(worst.bytes)
+			}
+			for j := range keys {
+				if k >= 0 {
+					kb += keys[j].extra // decoded by the comparisons so far
+				}
 			}
 			sr.bytes = rowBytes(r) + 24 + valueBytes*len(sq.orderBy) + kb
 			charged += sr.bytes
@@ -281,6 +310,9 @@ func (ex *exec) evalSelectStages(sq *selectQuery, g gctx, final emitFn) error {
 			sr.r = r.clone()
 			if k > 0 {
 				heap.Push(top, sr)
+				if err := ex.checkDecoded(); err != nil {
+					return err
+				}
 			} else {
 				sorted = append(sorted, sr)
 			}
@@ -290,7 +322,10 @@ func (ex *exec) evalSelectStages(sq *selectQuery, g gctx, final emitFn) error {
 			if k > 0 {
 				sorted = top.rows
 			}
-			sort.Slice(sorted, func(a, b int) bool { return orderLess(sq.orderBy, sorted[a], sorted[b]) })
+			sort.Slice(sorted, func(a, b int) bool { return ex.orderLess(sq.orderBy, sorted[a], sorted[b]) })
+			if err := ex.checkDecoded(); err != nil {
+				return err
+			}
 			for _, sr := range sorted {
 				if err := final(sr.r); err != nil {
 					return err
@@ -510,10 +545,28 @@ func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next e
 		}
 		ex.free(charged)
 	}()
+	// memo holds the decoded terms of the ids plain keys were bound to.
+	var memo map[uint64]quad.Value
 	err := source(func(r row) error {
 		var fk [4]quad.Value
 		isFast := len(sq.groupBy) <= len(fk)
 		for i, gi := range sq.groupBy {
+			if x, isVar := gi.e.(*eVar); isVar {
+				if t, ok := r[x.slot].(idTerm); ok {
+					if memo == nil {
+						memo = map[uint64]quad.Value{}
+					}
+					v, err := ex.groupTerm(memo, t.id)
+					if err != nil {
+						return err
+					}
+					keyVals[i] = v
+					if isFast {
+						fk[i], isFast = fastGroupKey(v)
+					}
+					continue
+				}
+			}
 			v, err := ex.evalExpr(gi.e, g, r)
 			if err != nil && err != errEval {
 				return err
@@ -582,7 +635,11 @@ func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next e
 	for _, gs := range order {
 		r := gs.first
 		for i, a := range sq.aggs {
-			r[a.slot] = finishAgg(a, &gs.aggs[i])
+			v, err := ex.decoded(finishAgg(a, &gs.aggs[i]))
+			if err != nil {
+				return err
+			}
+			r[a.slot] = v
 		}
 		ok := true
 		for _, h := range sq.having {
@@ -610,6 +667,23 @@ func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 		return nil
 	}
 	var v quad.Value
+	if x, isVar := a.arg.(*eVar); isVar && a.name == "COUNT" && !a.distinct {
+		// Counts bound values, which need not be decoded.
+		if r[x.slot] != nil {
+			st.count++
+		}
+		return nil
+	}
+	if x, isVar := a.arg.(*eVar); isVar && ex.vals != nil && !a.distinct {
+		if t, ok := r[x.slot].(idTerm); ok {
+			switch a.name {
+			case "SUM", "AVG", "MIN", "MAX":
+				if n, ok := ex.idNum(t.id); ok {
+					return ex.accumulateNum(a, st, t, n)
+				}
+			}
+		}
+	}
 	if a.arg != nil {
 		var err error
 		v, err = ex.evalExpr(a.arg, g, r)
@@ -669,13 +743,9 @@ func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 		if orderRank(v) == 3 {
 			k.n, k.isNum = ex.numOf(v)
 		}
-		if st.best == nil {
-			st.best, st.bestKey = v, k
-			break
-		}
-		c := cmpSortKey(&k, &st.bestKey)
-		if a.name == "MIN" && c < 0 || a.name == "MAX" && c > 0 {
-			st.best, st.bestKey = v, k
+		ex.keepBest(a, st, k)
+		if err := ex.checkDecoded(); err != nil {
+			return err
 		}
 	case "SAMPLE":
 		if st.sample == nil {
@@ -714,6 +784,40 @@ func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 		st.parts = append(st.parts, s)
 	}
 	return nil
+}
+
+// accumulateNum is accumulate for a SUM, AVG, MIN or MAX argument bound
+// to the id t of a folded number n (folded.go).
+func (ex *exec) accumulateNum(a *eAgg, st *aggState, t idTerm, n num) error {
+	switch a.name {
+	case "SUM", "AVG":
+		if !st.hasSum {
+			st.sum, st.hasSum = n, true
+		} else {
+			s, err := arith("+", st.sum, n)
+			if err != nil || ex.bigNum(s) {
+				st.err = true
+				return nil
+			}
+			st.sum = s
+		}
+		st.count++
+		return nil
+	}
+	ex.keepBest(a, st, sortKey{v: t, n: n, isNum: true})
+	return ex.checkDecoded()
+}
+
+// keepBest makes k the best value of a MIN or MAX when it is better.
+func (ex *exec) keepBest(a *eAgg, st *aggState, k sortKey) {
+	if st.best == nil {
+		st.best, st.bestKey = k.v, k
+		return
+	}
+	c := ex.cmpSortKey(&k, &st.bestKey)
+	if a.name == "MIN" && c < 0 || a.name == "MAX" && c > 0 {
+		st.best, st.bestKey = k.v, k
+	}
 }
 
 func rowKeyAll(r row) string {
@@ -769,8 +873,24 @@ func finishAgg(a *eAgg, st *aggState) quad.Value {
 func (ex *exec) construct(out func(quad.Quad) error) error {
 	tmpl := ex.q.template
 	seq := 0
+	var dec row
 	return ex.evalSelect(ex.q.sel, defaultGraph, func(r row) error {
 		seq++
+		// Terms bound to ids (folded.go) are decoded for the template.
+		for i, v := range r {
+			if it, ok := v.(idTerm); ok {
+				if dec == nil {
+					dec = make(row, len(r))
+				}
+				copy(dec, r)
+				d, err := ex.decodeID(it.id)
+				if err != nil {
+					return err
+				}
+				dec[i] = d
+				r = dec
+			}
+		}
 		for _, tp := range tmpl {
 			s := ex.instantiate(tp.s, r, seq)
 			p := ex.instantiate(tp.p, r, seq)

@@ -38,6 +38,38 @@ func joinOnlyVars(q *Query) []*nBGP {
 	return out
 }
 
+// Value-read variables (folded.go). A variable whose every occurrence is
+// in one BGP, in the subject or object of triple patterns with a constant
+// predicate, as for join-only variables, and which is otherwise read only
+// by expressions (FILTER, BIND, SELECT expressions, ORDER BY, GROUP BY
+// keys, HAVING, aggregates' arguments), as a plain GROUP BY key, by a
+// CONSTRUCT template or as a projected variable of the outermost SELECT
+// without DISTINCT or REDUCED, is bound by the BGP's column reads to its
+// term's id (idTerm), which all those readers decode or read through the
+// value column. Read elsewhere (VALUES, a BIND target, GRAPH, a property
+// path, a sub-select's projection, COUNT(DISTINCT *), DESCRIBE), it is
+// decoded as before.
+
+// valueVars returns, per slot, the BGP whose value-read variable it is
+// (nil: none; a nil slice: no variable is).
+func valueVars(q *Query) []*nBGP {
+	if q.form == Describe {
+		return nil
+	}
+	u := &useCounter{uses: make([]int, len(q.vars)), safe: make([]int, len(q.vars))}
+	u.count(q)
+	var out []*nBGP
+	for v, b := range u.bgp {
+		if b != nil && u.safe[v] > 0 && u.uses[v] == u.occ[v]+2*u.safe[v] && !u.multi[v] && !u.inPred[v] {
+			if out == nil {
+				out = make([]*nBGP, len(q.vars))
+			}
+			out[v] = b
+		}
+	}
+	return out
+}
+
 // unusedVars returns, per slot, whether the variable is unused in q.
 func unusedVars(q *Query) []bool {
 	uses := make([]int, len(q.vars))
@@ -54,11 +86,11 @@ func unusedVars(q *Query) []bool {
 }
 
 func (u *useCounter) count(q *Query) {
-	u.sel(q.sel)
+	u.sel(q.sel, true)
 	for _, tp := range q.template {
-		u.term(tp.s, 2)
-		u.term(tp.p, 2)
-		u.term(tp.o, 2)
+		u.safeTerm(tp.s)
+		u.safeTerm(tp.p)
+		u.safeTerm(tp.o)
 	}
 	for _, t := range q.describe {
 		u.term(t, 2)
@@ -76,6 +108,23 @@ type useCounter struct {
 	occ           []int
 	bgp           []*nBGP
 	multi, inPred map[int]bool
+	// safe counts the reads (of 2) that an id binding allows (nil: not
+	// counted; see valueVars).
+	safe []int
+}
+
+// safeRead counts a read of slot s that an id binding allows.
+func (u *useCounter) safeRead(s int) {
+	u.slot(s, 2)
+	if u.safe != nil && s >= 0 && s < len(u.safe) {
+		u.safe[s]++
+	}
+}
+
+func (u *useCounter) safeTerm(t term) {
+	if t.isVar() {
+		u.safeRead(t.slot)
+	}
 }
 
 func (u *useCounter) slot(s, n int) {
@@ -90,16 +139,24 @@ func (u *useCounter) term(t term, n int) {
 	}
 }
 
-func (u *useCounter) sel(sq *selectQuery) {
+func (u *useCounter) sel(sq *selectQuery, top bool) {
 	for _, p := range sq.proj {
-		u.slot(p.slot, 2)
+		if p.e == nil && top && !sq.distinct && !sq.reduced {
+			u.safeRead(p.slot) // decoded by the result writer
+		} else {
+			u.slot(p.slot, 2)
+		}
 		if p.e != nil {
 			u.expr(p.e)
 		}
 	}
 	for _, g := range sq.groupBy {
 		u.expr(g.e)
-		u.slot(g.slot, 2)
+		if v, ok := g.e.(*eVar); ok && v.slot == g.slot {
+			u.safeRead(g.slot) // a plain key: decoded once per id
+		} else {
+			u.slot(g.slot, 2)
+		}
 	}
 	for _, h := range sq.having {
 		u.expr(h)
@@ -190,14 +247,14 @@ func (u *useCounter) node(n node) {
 		u.term(x.g, 2)
 		u.node(x.p)
 	case *nSub:
-		u.sel(x.q)
+		u.sel(x.q, false)
 	}
 }
 
 func (u *useCounter) expr(e expr) {
 	switch x := e.(type) {
 	case *eVar:
-		u.slot(x.slot, 2)
+		u.safeRead(x.slot) // evalExpr decodes an id
 	case *eOp:
 		for _, a := range x.args {
 			u.expr(a)

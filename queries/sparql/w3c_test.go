@@ -344,6 +344,9 @@ func runEvalTestOn(ctx context.Context, t *testing.T, root string, tc w3cTest, f
 		if err := native.BuildColumns(ctx); err != nil {
 			return err
 		}
+		if err := native.BuildValues(ctx); err != nil {
+			return err
+		}
 	} else if store, err = graph.OpenMemory(graph.Options{}); err != nil {
 		return err
 	} else {
