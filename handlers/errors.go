@@ -148,6 +148,8 @@ func errorTable() []errorRow {
 		{is(sparql.ErrBadCall), http.StatusBadRequest, "invalid_query"},
 		// structure search (handlers/search.go)
 		{is(search.ErrInvalidQuery), http.StatusUnprocessableEntity, "invalid_query"},
+		{is(search.ErrTooManySearchJobs), http.StatusTooManyRequests, "too_many_jobs"},
+		{is(search.ErrNoSearchJob), http.StatusNotFound, "not_found"},
 		{is(search.ErrBadOptions), http.StatusBadRequest, "invalid_request"},
 		// GraphQL: a query refused by a limit (handlers/graphql.go)
 		{is(graphql.ErrTooComplex), http.StatusBadRequest, "query_too_complex"},

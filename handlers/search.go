@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cayleygraph/quad"
+	"github.com/go-chi/chi/v5"
 
 	"github.com/molgraph/molgraph/admission"
 	"github.com/molgraph/molgraph/auth"
@@ -26,13 +27,15 @@ import (
 
 // Structure search: GET|POST /v1/molecules/search (spec/API.md).
 //
-// A search runs synchronously within Config.SearchTimeout (default
-// DefaultSearchTimeout); one that would take longer is stopped and answered
-// 503 timeout with Retry-After, and the client narrows it (a higher
-// threshold, top, a more specific substructure). Every hit is available:
-// format=json pages through them with cursors (limit at most 1000 a page,
-// no cap on the pages), format=csv|ndjson|sdf streams all of them in one
-// response. The searches themselves are package search's.
+// A search runs as a search job (search.Jobs): when it finishes within
+// the synchronous budget, Config.SearchTimeout (default
+// DefaultSearchTimeout), its hits are the answer; otherwise it goes on in
+// the background and the answer is 202 with the job, whose hits are read
+// from /v1/molecules/search/jobs/{job_id} once it is done (PubChem's
+// ListKey pattern). Every hit is available: format=json pages through them
+// with cursors (limit at most 1000 a page, no cap on the pages),
+// format=csv|ndjson|sdf streams all of them in one response. The searches
+// themselves are package search's.
 
 // DefaultSearchTimeout bounds one structure search.
 const DefaultSearchTimeout = 30 * time.Second
@@ -84,16 +87,25 @@ func (s *Server) searchResource() resource {
 			Schema: Schema{"type": "string", "enum": []string{"json", "csv", "ndjson", "sdf"}}},
 	}
 	params = append(params, pageParams()...)
-	responses := []Response{{Status: http.StatusOK, Description: "The hits: a page of them (json), or all of them (csv, ndjson, sdf).",
+	hitsResponse := Response{Status: http.StatusOK, Description: "The hits: a page of them (json), or all of them (csv, ndjson, sdf).",
 		Content: map[string]Schema{"application/json": ref("SearchResult"), "text/csv": {"type": "string"},
-			"application/x-ndjson": {"type": "string"}, "chemical/x-mdl-sdfile": {"type": "string"}}}}
+			"application/x-ndjson": {"type": "string"}, "chemical/x-mdl-sdfile": {"type": "string"}}}
+	accepted := Response{Status: http.StatusAccepted, Description: "The search outlasts the synchronous budget and goes on as a search job.",
+		Content: jsonContent(ref("SearchJob")), Headers: map[string]string{"Location": "URL of the job.", "Retry-After": "Seconds to wait before polling."}}
+	responses := []Response{hitsResponse, accepted}
 	desc := "Similarity uses RDKit Morgan radius-2 2048-bit fingerprints and Tanimoto (scores as RDKit's BulkTanimotoSimilarity), " +
 		"hits sorted by score then id. Substructure screens with RDKit's pattern fingerprint and matches with RDKit's SubstructMatch; " +
 		"superstructure finds the molecules contained in the query; both sorted by id. Exact matches the InChIKey (of an InChI), " +
 		"its first block (match=connectivity), or the registered (normalized) form of a SMILES or molfile. " +
-		"A search sees the molecules committed when it starts. It runs within the synchronous budget (30 s by default, " +
-		"--search-timeout); a longer one is stopped with 503 timeout and Retry-After: narrow it (a higher threshold, top, a more specific query). " +
-		"There is no cap on hits: json pages through all of them, csv/ndjson/sdf stream all of them."
+		"A search sees the molecules committed when it starts. One that finishes within the synchronous budget (30 s by default, " +
+		"--search-timeout) is answered 200 with its hits; a longer one goes on as a search job (PubChem's ListKey pattern): " +
+		"the answer is 202 with the job (SearchJob), its URL in Location, and its hits are read from GET /v1/molecules/search/jobs/{job_id} " +
+		"once it is done. There is no cap on hits: json pages through all of them (total_hits counts them), csv/ndjson/sdf stream all of them."
+	jobDesc := "Search jobs live in memory, visible only to the key that started them: a restart forgets them, and a finished job is " +
+		"forgotten one hour after it finished (then 404 not_found: run the search again). A job runs within --search-job-timeout " +
+		"(10 minutes by default; past it the job fails with 503 timeout). At most 4 search jobs run at once in the service and 2 per key " +
+		"(a search that would need one more answers 429 too_many_jobs with Retry-After instead of 202); a key holds at most 16, " +
+		"the oldest finished ones forgotten first."
 	routes := []Route{
 		{Method: http.MethodGet, Pattern: "/v1/molecules/search", Scope: auth.ScopeRead, Class: admission.Chem, Handle: s.searchMolecules,
 			Doc: Doc{Summary: "Structure search: exact, substructure, superstructure, similarity", Description: desc, Tag: "molecules",
@@ -102,6 +114,16 @@ func (s *Server) searchResource() resource {
 			Doc: Doc{Summary: "Structure search with the parameters in a JSON body (long queries, molfiles)", Description: desc, Tag: "molecules",
 				Request: &Body{Required: true, Content: jsonContent(ref("SearchRequest"))}, Responses: responses}},
 	}
+	jobParam := map[string]string{"job_id": "The search job id (srch-...)."}
+	format := Param{Name: "format", In: "query", Description: "json (default, paged), or csv, ndjson, sdf: every hit streamed in one response.",
+		Schema: Schema{"type": "string", "enum": []string{"json", "csv", "ndjson", "sdf"}}}
+	routes = append(routes,
+		Route{Method: http.MethodGet, Pattern: "/v1/molecules/search/jobs/{job_id}", Scope: auth.ScopeRead, Class: admission.Chem, Handle: s.searchJob,
+			Doc: Doc{Summary: "A structure search job: 202 while it runs, its hits (as the search route gives them) once done", Description: jobDesc,
+				Tag: "molecules", PathParams: jobParam, Params: append([]Param{format}, pageParams()...), Responses: []Response{hitsResponse, accepted}}},
+		Route{Method: http.MethodDelete, Pattern: "/v1/molecules/search/jobs/{job_id}", Scope: auth.ScopeRead, Handle: s.deleteSearchJob,
+			Doc: Doc{Summary: "Stop and forget a structure search job", Description: jobDesc, Tag: "molecules", PathParams: jobParam,
+				Responses: []Response{{Status: http.StatusNoContent, Description: "Stopped and forgotten."}}}})
 	str := Schema{"type": "string"}
 	schemas := map[string]Schema{
 		"SearchRequest": {"type": "object", "required": []string{"type", "query"}, "additionalProperties": false,
@@ -112,8 +134,15 @@ func (s *Server) searchResource() resource {
 				"chirality": Schema{"type": "boolean"}, "charges": Schema{"type": "boolean"}, "isotopes": Schema{"type": "boolean"},
 				"format": str,
 			}},
-		"SearchResult": {"type": "object", "required": []string{"type", "query", "hits", "next_cursor"}, "properties": Schema{
-			"type": str, "query": str, "threshold": Schema{"type": "number"}, "top": Schema{"type": "integer"},
+		"SearchJob": {"type": "object", "required": []string{"id", "status", "type", "query", "created_at", "status_url"}, "properties": Schema{
+			"id": str, "status": Schema{"type": "string", "enum": []string{search.JobRunning, search.JobDone, search.JobFailed}},
+			"type": str, "query": str, "created_at": Schema{"type": "string", "format": "date-time"}, "status_url": str,
+		}},
+		"SearchResult": {"type": "object", "required": []string{"type", "query", "total_hits", "hits", "next_cursor"}, "properties": Schema{
+			"id":         Schema{"type": "string", "description": "The search job, when the hits are a job's."},
+			"status":     Schema{"type": "string", "description": "done, when the hits are a job's."},
+			"total_hits": Schema{"type": "integer", "description": "Hits of the whole search, over every page."},
+			"type":       str, "query": str, "threshold": Schema{"type": "number"}, "top": Schema{"type": "integer"},
 			"hits": Schema{"type": "array", "items": Schema{"type": "object", "required": []string{"id", "iri", "smiles_canonical", "inchi_key"},
 				"properties": Schema{"id": str, "iri": str, "smiles_canonical": str, "inchi_key": str, "score": Schema{"type": "number"}}}},
 			"next_cursor": Schema{"type": []string{"string", "null"}},
@@ -173,71 +202,221 @@ func (s *Server) searchRequest(w http.ResponseWriter, r *http.Request) (searchBo
 	return b, nil
 }
 
+// searchParams is a validated search: the request and how to answer it.
+type searchParams struct {
+	req        search.Request
+	query      string
+	threshold  *float64
+	top        *int
+	limit      int
+	after      *cursorPos
+	format     string
+	similarity bool
+}
+
+// searchParamsOf validates b.
+func searchParamsOf(b searchBody) (searchParams, error) {
+	if b.Type == "" {
+		return searchParams{}, badRequest("type", "required: exact, substructure, superstructure or similarity")
+	}
+	if strings.TrimSpace(b.Query) == "" {
+		return searchParams{}, badRequest("query", "required")
+	}
+	if b.Threshold != nil && !(*b.Threshold >= 0 && *b.Threshold <= 1) {
+		return searchParams{}, badRequest("threshold", "%v is not from 0 to 1", *b.Threshold)
+	}
+	top := 0
+	if b.Top != nil {
+		if *b.Top < 1 {
+			return searchParams{}, badRequest("top", "%d is not a positive integer", *b.Top)
+		}
+		top = *b.Top
+	}
+	p, err := pageOf(b)
+	if err != nil {
+		return p, err
+	}
+	p.req = search.Request{Type: b.Type, Query: b.Query, QueryFormat: b.QueryFormat, Threshold: b.Threshold, Top: top,
+		Match: b.Match, Chirality: b.Chirality, Charges: b.Charges, Isotopes: b.Isotopes}
+	p.query, p.top = b.Query, b.Top
+	p.similarity = strings.EqualFold(b.Type, search.TypeSimilarity)
+	if p.similarity {
+		th := search.DefaultThreshold
+		if top > 0 {
+			th = 0
+		}
+		if b.Threshold != nil {
+			th = *b.Threshold
+		}
+		p.threshold = &th
+	}
+	return p, nil
+}
+
+// pageOf reads the answer's fields of b: limit, cursor, format.
+func pageOf(b searchBody) (searchParams, error) {
+	p := searchParams{limit: DefaultPageLimit}
+	if b.Limit != nil {
+		if *b.Limit < 1 || *b.Limit > MaxPageLimit {
+			return p, badRequest("limit", "%d is not an integer from 1 to %d", *b.Limit, MaxPageLimit)
+		}
+		p.limit = *b.Limit
+	}
+	p.format = strings.ToLower(b.Format)
+	switch p.format {
+	case "":
+		p.format = "json"
+	case "json", "csv", "ndjson", "sdf":
+	default:
+		return p, badRequest("format", "unknown format %q; allowed: json, csv, ndjson, sdf", b.Format)
+	}
+	if b.Cursor != "" {
+		if p.format != "json" {
+			return p, badRequest("cursor", "only format=json pages; the other formats stream every hit")
+		}
+		var err error
+		if p.after, err = decodeSearchCursor(b.Cursor); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// keyID is the id of the request's key ("" without one: tests).
+func keyID(r *http.Request) string {
+	k, _ := KeyFrom(r.Context())
+	return k.ID
+}
+
+// searchMolecules runs a search as a job: answered with its hits when it
+// ends within the synchronous budget, else handed over to the background
+// and answered 202 with the job (searchJobView).
 func (s *Server) searchMolecules(w http.ResponseWriter, r *http.Request) error {
-	idx := s.cfg.Search
-	if idx == nil {
+	if s.cfg.Search == nil {
 		return fmt.Errorf("%w: structure search is not configured", ErrNotReady)
 	}
 	b, err := s.searchRequest(w, r)
 	if err != nil {
 		return err
 	}
-	if b.Type == "" {
-		return badRequest("type", "required: exact, substructure, superstructure or similarity")
-	}
-	if strings.TrimSpace(b.Query) == "" {
-		return badRequest("query", "required")
-	}
-	if b.Threshold != nil && !(*b.Threshold >= 0 && *b.Threshold <= 1) {
-		return badRequest("threshold", "%v is not from 0 to 1", *b.Threshold)
-	}
-	limit := DefaultPageLimit
-	if b.Limit != nil {
-		if *b.Limit < 1 || *b.Limit > MaxPageLimit {
-			return badRequest("limit", "%d is not an integer from 1 to %d", *b.Limit, MaxPageLimit)
-		}
-		limit = *b.Limit
-	}
-	top := 0
-	if b.Top != nil {
-		if *b.Top < 1 {
-			return badRequest("top", "%d is not a positive integer", *b.Top)
-		}
-		top = *b.Top
-	}
-	format := strings.ToLower(b.Format)
-	switch format {
-	case "":
-		format = "json"
-	case "json", "csv", "ndjson", "sdf":
-	default:
-		return badRequest("format", "unknown format %q; allowed: json, csv, ndjson, sdf", b.Format)
-	}
-	var after *cursorPos
-	if b.Cursor != "" {
-		if format != "json" {
-			return badRequest("cursor", "only format=json pages; the other formats stream every hit")
-		}
-		if after, err = decodeSearchCursor(b.Cursor); err != nil {
-			return err
-		}
-	}
-	timeout := s.cfg.SearchTimeout
-	if timeout <= 0 {
-		timeout = DefaultSearchTimeout
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), timeout)
-	defer cancel()
-	req := search.Request{Type: b.Type, Query: b.Query, QueryFormat: b.QueryFormat, Threshold: b.Threshold, Top: top,
-		Match: b.Match, Chirality: b.Chirality, Charges: b.Charges, Isotopes: b.Isotopes}
-	hits, err := idx.Search(ctx, req)
+	p, err := searchParamsOf(b)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil {
-			return fmt.Errorf("structure search stopped after the %s budget: %w", timeout, err)
-		}
 		return err
 	}
-	similarity := strings.EqualFold(b.Type, search.TypeSimilarity)
+	budget := s.cfg.SearchTimeout
+	if budget <= 0 {
+		budget = DefaultSearchTimeout
+	}
+	jobs := s.cfg.SearchJobs
+	job, err := jobs.Start(keyID(r), p.req, false)
+	if err != nil {
+		return err
+	}
+	timer := time.NewTimer(budget)
+	defer timer.Stop()
+	select {
+	case <-job.Done():
+		hits, err, _, _ := job.Result()
+		if err != nil {
+			return err
+		}
+		return s.writeHits(w, r, p, hits, nil)
+	case <-r.Context().Done():
+		job.Cancel()
+		return r.Context().Err()
+	case <-timer.C:
+	}
+	if err := jobs.Register(job); err != nil {
+		job.Cancel()
+		return fmt.Errorf("the structure search ran past the %s synchronous budget and cannot go on as a job: %w", budget, err)
+	}
+	return s.writeSearchJob(w, r, job)
+}
+
+// searchJobView is a search job that has not finished (202 Accepted).
+type searchJobView struct {
+	ID        string    `json:"id"`
+	Status    string    `json:"status"`
+	Type      string    `json:"type"`
+	Query     string    `json:"query"`
+	CreatedAt time.Time `json:"created_at"`
+	StatusURL string    `json:"status_url"`
+}
+
+func searchJobPath(id string) string { return "/v1/molecules/search/jobs/" + id }
+
+// writeSearchJob answers 202 with the job, its URL in Location.
+func (s *Server) writeSearchJob(w http.ResponseWriter, r *http.Request, j *search.Job) error {
+	u := searchJobPath(j.ID)
+	w.Header().Set("Location", u)
+	w.Header().Set("Retry-After", "2")
+	return writeJSON(w, http.StatusAccepted, searchJobView{ID: j.ID, Status: j.Status(), Type: strings.ToLower(j.Request.Type),
+		Query: j.Request.Query, CreatedAt: j.Created, StatusURL: u})
+}
+
+// searchJob answers GET /v1/molecules/search/jobs/{job_id}: 202 with the
+// job while it runs, its error when it failed, else its hits as the
+// synchronous route gives them (paged or streamed).
+func (s *Server) searchJob(w http.ResponseWriter, r *http.Request) error {
+	if s.cfg.Search == nil {
+		return fmt.Errorf("%w: structure search is not configured", ErrNotReady)
+	}
+	q := r.URL.Query()
+	for name := range q {
+		switch name {
+		case "limit", "cursor", "format":
+		default:
+			return badRequest(name, "unknown parameter %q; a search job takes limit, cursor and format", name)
+		}
+		if len(q[name]) > 1 {
+			return badRequest(name, "given %d times", len(q[name]))
+		}
+	}
+	j, err := s.cfg.SearchJobs.Get(keyID(r), chi.URLParam(r, "job_id"))
+	if err != nil {
+		return err
+	}
+	hits, jerr, _, ok := j.Result()
+	if !ok {
+		return s.writeSearchJob(w, r, j)
+	}
+	if jerr != nil {
+		return jerr
+	}
+	b := searchBody{Type: j.Request.Type, Query: j.Request.Query, Threshold: j.Request.Threshold, Cursor: q.Get("cursor"), Format: q.Get("format")}
+	if j.Request.Top > 0 {
+		b.Top = &j.Request.Top
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return badRequest("limit", "%q is not an integer", v)
+		}
+		b.Limit = &n
+	}
+	p, err := searchParamsOf(b)
+	if err != nil {
+		return err
+	}
+	return s.writeHits(w, r, p, hits, j)
+}
+
+// deleteSearchJob answers DELETE /v1/molecules/search/jobs/{job_id}: the
+// job is stopped and forgotten.
+func (s *Server) deleteSearchJob(w http.ResponseWriter, r *http.Request) error {
+	if s.cfg.Search == nil {
+		return fmt.Errorf("%w: structure search is not configured", ErrNotReady)
+	}
+	if err := s.cfg.SearchJobs.Delete(keyID(r), chi.URLParam(r, "job_id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// writeHits answers a finished search (of job j, or nil): a JSON page, or
+// every hit streamed.
+func (s *Server) writeHits(w http.ResponseWriter, r *http.Request, p searchParams, hits []search.Hit, j *search.Job) error {
 	reg, err := s.registry()
 	if err != nil {
 		return err
@@ -248,22 +427,22 @@ func (s *Server) searchMolecules(w http.ResponseWriter, r *http.Request) error {
 			return searchHit{}, err
 		}
 		out := searchHit{ID: h.ID, IRI: string(reg.IRI(h.ID)), SMILES: rec.SMILES, InChIKey: rec.InChIKey}
-		if similarity {
+		if p.similarity {
 			sc := h.Score
 			out.Score = &sc
 		}
 		return out, nil
 	}
-	if format != "json" {
-		return s.streamHits(w, r, format, hits, view, similarity)
+	if p.format != "json" {
+		return s.streamHits(w, r, p.format, hits, view, p.similarity)
 	}
 	start := 0
-	if after != nil {
-		for start < len(hits) && !after.before(hits[start], similarity) {
+	if p.after != nil {
+		for start < len(hits) && !p.after.before(hits[start], p.similarity) {
 			start++
 		}
 	}
-	end := min(start+limit, len(hits))
+	end := min(start+p.limit, len(hits))
 	page := []searchHit{}
 	for _, h := range hits[start:end] {
 		v, err := view(h)
@@ -276,26 +455,21 @@ func (s *Server) searchMolecules(w http.ResponseWriter, r *http.Request) error {
 		page = append(page, v)
 	}
 	out := struct {
+		ID         string      `json:"id,omitempty"`
+		Status     string      `json:"status,omitempty"`
 		Type       string      `json:"type"`
 		Query      string      `json:"query"`
 		Threshold  *float64    `json:"threshold,omitempty"`
 		Top        *int        `json:"top,omitempty"`
+		Total      int         `json:"total_hits"`
 		Hits       []searchHit `json:"hits"`
 		NextCursor *string     `json:"next_cursor"`
-	}{Type: strings.ToLower(b.Type), Query: b.Query, Hits: page}
-	if similarity {
-		th := search.DefaultThreshold
-		if top > 0 {
-			th = 0
-		}
-		if b.Threshold != nil {
-			th = *b.Threshold
-		}
-		out.Threshold = &th
-		out.Top = b.Top
+	}{Type: strings.ToLower(p.req.Type), Query: p.query, Threshold: p.threshold, Top: p.top, Total: len(hits), Hits: page}
+	if j != nil {
+		out.ID, out.Status = j.ID, j.Status()
 	}
 	if end < len(hits) && end > 0 {
-		c := encodeSearchCursor(hits[end-1], similarity)
+		c := encodeSearchCursor(hits[end-1], p.similarity)
 		out.NextCursor = &c
 	}
 	return writeJSON(w, http.StatusOK, out)

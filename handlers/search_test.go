@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cayleygraph/quad"
 
@@ -27,6 +28,8 @@ func searchFixture(t *testing.T) (*molFixture, map[string]string) {
 		t.Fatal(err)
 	}
 	f.srv.cfg.Search = idx
+	f.srv.cfg.SearchJobs = search.NewJobs(idx.Search, search.JobOptions{})
+	t.Cleanup(f.srv.cfg.SearchJobs.Close)
 	f.srv.cfg.SPARQLProcedures = idx.Procedures()
 	ids := map[string]string{}
 	for name, smi := range map[string]string{
@@ -270,5 +273,150 @@ func TestSearchSPARQL(t *testing.T) {
 	rec = f.do(t, "GET", "/v1/sparql", "read", nil, "Accept", "text/turtle")
 	if !strings.Contains(rec.Body.String(), "https://w3id.org/molgraph/search#similarTo") {
 		t.Errorf("service description lacks the procedures: %s", rec.Body)
+	}
+}
+
+// TestSearchJobs: a search that outlasts the synchronous budget goes on
+// as a job (202, Location), whose hits, once done, are the synchronous
+// route's, paged over one list or streamed; jobs belong to their key,
+// are bounded per key, fail past their own budget, and can be deleted.
+func TestSearchJobs(t *testing.T) {
+	f, _ := searchFixture(t)
+	idx := f.srv.cfg.Search
+	release := make(chan struct{})
+	var released bool
+	free := func() {
+		if !released {
+			close(release)
+			released = true
+		}
+	}
+	defer free()
+	// Searches wait for release (or their context): slower than any budget.
+	slow := func(ctx context.Context, req search.Request) ([]search.Hit, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return idx.Search(ctx, req)
+	}
+	jobs := search.NewJobs(slow, search.JobOptions{MaxRunningPerOwner: 2, Timeout: time.Minute})
+	defer jobs.Close()
+	f.srv.cfg.SearchJobs = jobs
+	f.srv.cfg.SearchTimeout = 20 * time.Millisecond
+
+	q := url.Values{"type": {"similarity"}, "query": {"Cc1ccc(NC(=O)c2ccccc2)cc1Nc1nccc(-c2cccnc2)n1"}, "threshold": {"0"}}
+	rec := f.do(t, "GET", "/v1/molecules/search?"+q.Encode(), "read", nil)
+	if rec.Code != 202 {
+		t.Fatalf("slow search: %d %s, want 202", rec.Code, rec.Body)
+	}
+	job := decode[map[string]any](t, rec)
+	loc := rec.Header().Get("Location")
+	if job["status"] != "running" || loc == "" || loc != job["status_url"] || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("202 body %v, Location %q, Retry-After %q", job, loc, rec.Header().Get("Retry-After"))
+	}
+	if rec := f.do(t, "GET", loc, "read", nil); rec.Code != 202 {
+		t.Fatalf("running job: %d %s", rec.Code, rec.Body)
+	}
+	// Another key does not see it.
+	problemOf(t, f.do(t, "GET", loc, "admin", nil), 404, "not_found")
+	// A second job for the key runs; a third is refused.
+	if rec := f.do(t, "GET", "/v1/molecules/search?type=substructure&query=c1ccccc1", "read", nil); rec.Code != 202 {
+		t.Fatalf("second job: %d %s", rec.Code, rec.Body)
+	}
+	rec = f.do(t, "GET", "/v1/molecules/search?type=substructure&query=CCO", "read", nil)
+	problemOf(t, rec, 429, "too_many_jobs")
+	if rec.Header().Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+	free()
+	var done searchPage
+	for i := 0; ; i++ {
+		rec := f.do(t, "GET", loc, "read", nil)
+		if rec.Code == 200 {
+			done = decode[searchPage](t, rec)
+			if m := decode[map[string]any](t, rec); m["status"] != "done" || m["id"] != job["id"] || m["total_hits"] != float64(10) {
+				t.Errorf("done job: %v", m)
+			}
+			break
+		}
+		if rec.Code != 202 || i > 500 {
+			t.Fatalf("polling: %d %s", rec.Code, rec.Body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The job's hits are the synchronous search's.
+	f.srv.cfg.SearchJobs = search.NewJobs(idx.Search, search.JobOptions{})
+	defer f.srv.cfg.SearchJobs.Close()
+	f.srv.cfg.SearchTimeout = time.Minute
+	rec = f.do(t, "GET", "/v1/molecules/search?"+q.Encode(), "read", nil)
+	if rec.Code != 200 {
+		t.Fatalf("sync: %d %s", rec.Code, rec.Body)
+	}
+	sync := decode[searchPage](t, rec)
+	if len(sync.Hits) != 10 || !slices.Equal(done.ids(), sync.ids()) {
+		t.Fatalf("job hits %v, sync hits %v", done.ids(), sync.ids())
+	}
+	for i := range sync.Hits {
+		if *sync.Hits[i].Score != *done.Hits[i].Score {
+			t.Errorf("hit %d: score %v, sync %v", i, *done.Hits[i].Score, *sync.Hits[i].Score)
+		}
+	}
+	f.srv.cfg.SearchJobs = jobs
+	// Paged with cursors over the job's list; streamed as CSV.
+	var paged []string
+	u := loc + "?limit=4"
+	for i := 0; ; i++ {
+		rec := f.do(t, "GET", u, "read", nil)
+		if rec.Code != 200 || i > 10 {
+			t.Fatalf("page: %d %s", rec.Code, rec.Body)
+		}
+		p := decode[searchPage](t, rec)
+		paged = append(paged, p.ids()...)
+		if p.NextCursor == nil {
+			break
+		}
+		u = loc + "?limit=4&cursor=" + url.QueryEscape(*p.NextCursor)
+	}
+	if !slices.Equal(paged, sync.ids()) {
+		t.Errorf("job pages %v, want %v", paged, sync.ids())
+	}
+	rec = f.do(t, "GET", loc+"?format=csv", "read", nil)
+	if rec.Code != 200 || strings.Count(rec.Body.String(), "\n") != 11 {
+		t.Errorf("job csv: %d %s", rec.Code, rec.Body)
+	}
+	problemOf(t, f.do(t, "GET", loc+"?type=exact", "read", nil), 400, "invalid_request")
+	// Delete: gone.
+	if rec := f.do(t, "DELETE", loc, "read", nil); rec.Code != 204 {
+		t.Fatalf("delete: %d %s", rec.Code, rec.Body)
+	}
+	problemOf(t, f.do(t, "GET", loc, "read", nil), 404, "not_found")
+	problemOf(t, f.do(t, "GET", "/v1/molecules/search/jobs/srch-nope", "read", nil), 404, "not_found")
+
+	// A job past its own budget fails with 503 timeout.
+	stuck := func(ctx context.Context, req search.Request) ([]search.Hit, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	short := search.NewJobs(stuck, search.JobOptions{Timeout: 100 * time.Millisecond})
+	defer short.Close()
+	f.srv.cfg.SearchJobs = short
+	f.srv.cfg.SearchTimeout = 10 * time.Millisecond
+	rec = f.do(t, "GET", "/v1/molecules/search?type=exact&query=CCO", "read", nil)
+	if rec.Code != 202 {
+		t.Fatalf("stuck search: %d %s", rec.Code, rec.Body)
+	}
+	loc = rec.Header().Get("Location")
+	for i := 0; ; i++ {
+		rec := f.do(t, "GET", loc, "read", nil)
+		if rec.Code == 503 {
+			problemOf(t, rec, 503, "timeout")
+			break
+		}
+		if rec.Code != 202 || i > 500 {
+			t.Fatalf("polling the stuck job: %d %s", rec.Code, rec.Body)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

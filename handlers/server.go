@@ -82,6 +82,10 @@ type Config struct {
 	// SearchTimeout bounds one structure search (default
 	// DefaultSearchTimeout).
 	SearchTimeout time.Duration
+	// SearchJobs keeps the structure searches that outlive their request
+	// (nil: New makes one with search.JobOptions' defaults over Search;
+	// whoever passes one closes it).
+	SearchJobs *search.Jobs
 	// SPARQLProcedures are the search procedures SPARQL queries may call
 	// (sparql.Options.Procedures; nil: none).
 	SPARQLProcedures sparql.Procedures
@@ -130,6 +134,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if !strings.HasSuffix(cfg.BaseIRI, "/") {
 		cfg.BaseIRI += "/"
+	}
+	if cfg.SearchJobs == nil && cfg.Search != nil {
+		cfg.SearchJobs = search.NewJobs(cfg.Search.Search, search.JobOptions{})
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes

@@ -52,7 +52,8 @@ func serveOptions() []option {
 		{"idle-timeout", "MOLGRAPH_IDLE_TIMEOUT", "2m", "keep-alive idle time"},
 		{"shutdown-timeout", "MOLGRAPH_SHUTDOWN_TIMEOUT", "30s", "grace period for in-flight requests on SIGTERM/SIGINT"},
 		{"sparql-timeout", "MOLGRAPH_SPARQL_TIMEOUT", "30s", "longest SPARQL query (evaluation and serialization); past it: 503 query_timeout"},
-		{"search-timeout", "MOLGRAPH_SEARCH_TIMEOUT", "30s", "longest structure search (/v1/molecules/search); past it: 503 timeout with Retry-After"},
+		{"search-timeout", "MOLGRAPH_SEARCH_TIMEOUT", "30s", "synchronous structure-search budget: past it /v1/molecules/search goes on as a search job (202), GraphQL and SPARQL searches answer 503 timeout"},
+		{"search-job-timeout", "MOLGRAPH_SEARCH_JOB_TIMEOUT", "10m", "longest structure search job (/v1/molecules/search/jobs/{id}); past it the job fails with 503 timeout"},
 		{"search-cache-molecules", "MOLGRAPH_SEARCH_CACHE_MOLECULES", "50000", "molecules substructure search keeps in memory as RDKit molecules (about 13 KB each for drug-like ones); the others are read from the store and unpickled per search"},
 		{"sparql-max-rows", "MOLGRAPH_SPARQL_MAX_ROWS", "100000", "most solutions (SELECT) or triples (CONSTRUCT) per SPARQL answer; past it: 400 row_limit_exceeded"},
 		{"sparql-max-query", "MOLGRAPH_SPARQL_MAX_QUERY", "1MiB", "longest SPARQL query text, checked before parsing; past it: 413 query_too_large"},
@@ -225,6 +226,7 @@ type serveConfig struct {
 	shutdownTimeout                time.Duration
 	sparqlTimeout                  time.Duration
 	searchTimeout                  time.Duration
+	searchJobTimeout               time.Duration
 	searchCacheMolecules           int
 	sparqlMaxRows                  int
 	sparqlMaxQuery                 int64
@@ -302,6 +304,8 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	c.sparqlTimeout, e = s.duration("sparql-timeout")
 	collect(e)
 	c.searchTimeout, e = s.duration("search-timeout")
+	collect(e)
+	c.searchJobTimeout, e = s.duration("search-job-timeout")
 	collect(e)
 	c.searchCacheMolecules, e = s.nonNegativeInt("search-cache-molecules")
 	collect(e)

@@ -91,6 +91,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		return err
 	}
 	defer idx.Close()
+	// Searches that outlive their request (202 and a search job).
+	searchJobs := search.NewJobs(idx.Search, search.JobOptions{Timeout: cfg.searchJobTimeout})
+	defer searchJobs.Close()
 	// Unreferenced blobs and the spools of ended batch jobs: collected now,
 	// every blob-gc-interval and after each batch job.
 	gc := graph.NewBlobCollector(store.Blobs(), func(ctx context.Context) (graph.BlobUses, error) {
@@ -138,6 +141,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		Version:          version,
 		Search:           idx,
 		SearchTimeout:    cfg.searchTimeout,
+		SearchJobs:       searchJobs,
 		SPARQLProcedures: idx.Procedures(),
 		Collectors:       dockingCollectors(dock.Task, dq, cfg),
 	})
