@@ -119,6 +119,16 @@
 // answer triple patterns with a bound predicate from them (View.MatchIDs
 // with Triples, View.MatchColumnIDs) instead of iterating Badger.
 //
+// # Values
+//
+// The value column (values.go) holds, per term id, the value of an XSD
+// number, boolean or dateTime literal (a kind byte and 64 bits, 9 bytes an
+// id), so that a query engine compares, sorts and sums without decoding
+// terms. Ids never change meaning, so it only grows: a goroutine folds the
+// ids allocated since its last run after Open and after commits
+// (View.Values, Store.BuildValues). It is bounded as the columns are
+// (Options.ColumnsMaxTriples ids).
+//
 // Reads pin the commit timestamp they read, so Badger keeps the versions
 // they need until they finish; Cayley iterators pin it from their first
 // Next to their end (or Close).

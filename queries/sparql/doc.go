@@ -42,13 +42,29 @@
 //     occurrence, read by nothing but COUNT(?v)) or only joined on inside
 //     one BGP by id are bound without decoding their terms; decoding is
 //     most of the cost of a column scan.
+//   - Values folded into ids (folded.go). The native store keeps a value
+//     column: per term id, the value of an XSD integer, decimal, double,
+//     float, boolean or dateTime literal in 64 bits and a kind byte
+//     (quadstore.Values, 9 bytes an id, extended after commits). A
+//     variable bound by one BGP's column reads and read only by
+//     expressions, ORDER BY, GROUP BY, aggregates, a CONSTRUCT template or
+//     the outermost projection (unused.go: value-read) is bound to its
+//     term's id. FILTER comparisons and arithmetic, ABS/CEIL/FLOOR/ROUND,
+//     isNumeric, ORDER BY keys and SUM/AVG/MIN/MAX read its number from
+//     the column; GROUP BY decodes each distinct id once; the result
+//     writer decodes the solutions it writes (top-k: the k kept). Whatever
+//     the column has no number for is decoded and takes the decoded path,
+//     so results are the decoded path's to the lexical form (tested with
+//     folding on and off).
 //   - ORDER BY parses its keys once per solution and, with a LIMIT, keeps
 //     only OFFSET+LIMIT rows in a heap (order.go); MINUS is a hashed
 //     anti-join (minus.go); MIN/MAX keep their best value parsed.
 //
-// Still per solution: FILTER, BIND, GROUP BY keys and aggregates work on
-// decoded terms (numbers are parsed from their lexical form), DISTINCT and
-// COUNT(DISTINCT) hash term strings, and one goroutine runs a query.
+// Still per solution: expressions over decoded terms (strings, and
+// numbers of variables bound elsewhere than by one BGP's column reads)
+// parse lexical forms, an arithmetic result is built as a literal,
+// DISTINCT and COUNT(DISTINCT) hash term strings, and one goroutine runs a
+// query.
 //
 // Joins are index nested loops: the right side is evaluated with the left
 // solution's bindings substituted, which is the SPARQL semantics whenever
