@@ -348,8 +348,8 @@ func (ex *exec) evalCall(x *eCall, g gctx, r row) (quad.Value, error) {
 			return quad.BNode(fmt.Sprintf("f%d", ex.bnodeSeq)), nil
 		}
 	}
-	if v, handled := ex.foldedCall(x, r); handled {
-		return v, nil
+	if v, handled, err := ex.foldedCall(x, r); handled {
+		return v, err
 	}
 	var buf [3]quad.Value
 	args := buf[:0]

@@ -119,94 +119,167 @@ func newConst(v quad.Value) *eConst {
 	return c
 }
 
-// foldedOp evaluates the comparisons and arithmetic of x when both
-// operands are numbers argNum reads; handled is false otherwise. It
-// gives what evalOp gives for the same operands as literals.
+// numOperand returns the number an operand evaluates to when it can be
+// computed without decoding or building literals: argNum's operands, and
+// arithmetic and ABS/CEIL/FLOOR/ROUND over them. The number is the one
+// the decoded path parses back from the literal it builds (exactNum).
+// ok is false when the operand is not such an expression (it is then
+// evaluated as a term); err is the expression's error (division by zero,
+// a decimal beyond MaxLiteral).
+func (ex *exec) numOperand(e expr, r row) (n num, ok bool, err error) {
+	switch x := e.(type) {
+	case *eVar, *eConst:
+		n, ok := ex.argNum(e, r)
+		return n, ok, nil
+	case *eOp:
+		res, ints, ok, err := ex.arithOp(x, r)
+		if !ok || err != nil {
+			return num{}, ok, err
+		}
+		return exactNum(res, ints), true, nil
+	case *eCall:
+		res, ok, err := ex.roundCall(x, r)
+		if !ok || err != nil {
+			return num{}, ok, err
+		}
+		return exactNum(res, false), true, nil
+	}
+	return num{}, false, nil
+}
+
+// exactNum is toNum(arithLiteral(res, ints)): res itself for integers and
+// doubles (their literals parse back exactly), else parsed from the
+// literal (a decimal's is rounded to 24 digits, a float's to float32).
+func exactNum(res num, ints bool) num {
+	if res.k == kInt || res.k == kDouble {
+		return res
+	}
+	n, _ := toNum(arithLiteral(res, ints))
+	return n
+}
+
+// arithOp computes + - * / neg pos over numOperand operands: the number
+// and whether the literal is an xsd:integer (see arithLiteral); ok is
+// false when x is not such an operation.
+func (ex *exec) arithOp(x *eOp, r row) (res num, ints, ok bool, err error) {
+	switch x.op {
+	case "neg", "pos":
+		n, ok, err := ex.numOperand(x.args[0], r)
+		if !ok || err != nil {
+			return num{}, false, ok, err
+		}
+		if x.op == "pos" {
+			return n, false, true, nil // n.value()
+		}
+		res, err := arith("-", num{k: kInt}, n)
+		return res, n.k == kInt, true, err
+	case "+", "-", "*", "/":
+	default:
+		return num{}, false, false, nil
+	}
+	if len(x.args) != 2 {
+		return num{}, false, false, nil
+	}
+	a, ok, err := ex.numOperand(x.args[0], r)
+	if !ok || err != nil {
+		return num{}, false, ok, err
+	}
+	b, ok, err := ex.numOperand(x.args[1], r)
+	if !ok || err != nil {
+		return num{}, false, ok, err
+	}
+	res, err = arith(x.op, a, b)
+	if err != nil {
+		return num{}, false, true, err
+	}
+	if ex.bigNum(res) {
+		return num{}, false, true, errEval
+	}
+	return res, a.k == kInt && b.k == kInt && x.op != "/", true, nil
+}
+
+// roundCall computes ABS, CEIL, FLOOR and ROUND of a numOperand.
+func (ex *exec) roundCall(x *eCall, r row) (num, bool, error) {
+	switch x.name {
+	case "ABS", "CEIL", "FLOOR", "ROUND":
+	default:
+		return num{}, false, nil
+	}
+	if len(x.args) != 1 {
+		return num{}, false, nil
+	}
+	n, ok, err := ex.numOperand(x.args[0], r)
+	if !ok || err != nil {
+		return num{}, ok, err
+	}
+	return roundNum(x.name, n), true, nil
+}
+
+// foldedOp evaluates comparisons and arithmetic whose operands are
+// numOperands; handled is false otherwise. It gives what evalOp gives for
+// the same operands as literals.
 func (ex *exec) foldedOp(x *eOp, r row) (v quad.Value, handled bool, err error) {
 	if ex.vals == nil {
 		return nil, false, nil
 	}
 	switch x.op {
-	case "neg", "pos":
-		n, ok := ex.argNum(x.args[0], r)
-		if !ok {
-			return nil, false, nil
-		}
-		if x.op == "pos" {
-			return n.value(), true, nil
-		}
-		res, err := arith("-", num{k: kInt}, n)
-		if err != nil {
-			return nil, true, err
-		}
-		if n.k == kInt {
-			return intResult(res), true, nil
-		}
-		return res.value(), true, nil
-	case "=", "!=", "<", ">", "<=", ">=", "+", "-", "*", "/":
+	case "=", "!=", "<", ">", "<=", ">=":
 	default:
-		return nil, false, nil
+		res, ints, ok, err := ex.arithOp(x, r)
+		if !ok || err != nil {
+			return nil, ok, err
+		}
+		return arithLiteral(res, ints), true, nil
 	}
 	if len(x.args) != 2 {
 		return nil, false, nil
 	}
-	a, ok := ex.argNum(x.args[0], r)
-	if !ok {
-		return nil, false, nil
+	a, ok, err := ex.numOperand(x.args[0], r)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
-	b, ok := ex.argNum(x.args[1], r)
-	if !ok {
-		return nil, false, nil
+	b, ok, err := ex.numOperand(x.args[1], r)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
+	c, ok := cmpNum(a, b)
 	switch x.op {
 	case "=", "!=":
 		// equalTerms of two numbers.
-		c, ok := cmpNum(a, b)
 		return boolValue((ok && c == 0) == (x.op == "=")), true, nil
-	case "<", ">", "<=", ">=":
-		c, ok := cmpNum(a, b)
-		if !ok {
-			return falseValue, true, nil // NaN
-		}
-		switch x.op {
-		case "<":
-			return boolValue(c < 0), true, nil
-		case ">":
-			return boolValue(c > 0), true, nil
-		case "<=":
-			return boolValue(c <= 0), true, nil
-		}
-		return boolValue(c >= 0), true, nil
 	}
-	res, err := arith(x.op, a, b)
-	if err != nil {
-		return nil, true, err
+	if !ok {
+		return falseValue, true, nil // NaN
 	}
-	if ex.bigNum(res) {
-		return nil, true, errEval
+	switch x.op {
+	case "<":
+		return boolValue(c < 0), true, nil
+	case ">":
+		return boolValue(c > 0), true, nil
+	case "<=":
+		return boolValue(c <= 0), true, nil
 	}
-	return arithLiteral(res, a.k == kInt && b.k == kInt && x.op != "/"), true, nil
+	return boolValue(c >= 0), true, nil
 }
 
-// foldedCall evaluates isNumeric, ABS, CEIL, FLOOR and ROUND of a folded
-// number; handled is false otherwise.
-func (ex *exec) foldedCall(x *eCall, r row) (quad.Value, bool) {
+// foldedCall evaluates isNumeric, ABS, CEIL, FLOOR and ROUND of a
+// numOperand; handled is false otherwise.
+func (ex *exec) foldedCall(x *eCall, r row) (v quad.Value, handled bool, err error) {
 	if ex.vals == nil || len(x.args) != 1 {
-		return nil, false
-	}
-	switch x.name {
-	case "ISNUMERIC", "ABS", "CEIL", "FLOOR", "ROUND":
-	default:
-		return nil, false
-	}
-	n, ok := ex.argNum(x.args[0], r)
-	if !ok {
-		return nil, false
+		return nil, false, nil
 	}
 	if x.name == "ISNUMERIC" {
-		return trueValue, true
+		_, ok, err := ex.numOperand(x.args[0], r)
+		if !ok || err != nil {
+			return nil, ok, err
+		}
+		return trueValue, true, nil
 	}
-	return roundNum(x.name, n).value(), true
+	res, ok, err := ex.roundCall(x, r)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	return res.value(), true, nil
 }
 
 // groupTerm returns the decoded term of an id a GROUP BY key reads,
