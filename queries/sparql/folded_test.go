@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -240,7 +241,7 @@ func TestFoldedMatchesDecoded(t *testing.T) {
 		"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v > \"5\") } ORDER BY ?d",
 		"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v = \"5\"@en || ?v = true) } ORDER BY ?d",
 		"SELECT ?m ?o WHERE { ?m :odd ?o ; :mw ?mw FILTER(?o < ?mw) } ORDER BY ?o ?m",
-		"SELECT ?o (MAX(?mw) AS ?x) WHERE { ?m :odd ?o ; :mw ?mw } GROUP BY ?o ORDER BY DESC(?x)",
+		"SELECT ?o (MAX(?mw) AS ?x) WHERE { ?m :odd ?o ; :mw ?mw } GROUP BY ?o ORDER BY DESC(?x) ?o",
 		"SELECT ?o (GROUP_CONCAT(?h) AS ?hs) WHERE { ?m :odd ?o ; :heavy ?h } GROUP BY ?o ORDER BY ?o",
 		"SELECT ?m ?o WHERE { ?m :odd ?o } ORDER BY DESC(?o) LIMIT 5 OFFSET 2",
 		"SELECT ?h (COUNT(?m) AS ?n) WHERE { ?m :heavy ?h } GROUP BY ?h HAVING (?h > 20 && AVG(?h) < 30) ORDER BY DESC(?h)",
@@ -255,6 +256,12 @@ func TestFoldedMatchesDecoded(t *testing.T) {
 		if fmt.Sprint(errOn) != fmt.Sprint(errOff) {
 			t.Errorf("%s: error %v folded, %v decoded", q, errOn, errOff)
 			continue
+		}
+		if !strings.Contains(q, "ORDER BY") {
+			// Without ORDER BY the order is the plan's, and the planner
+			// may read ranges differently with folded values.
+			sort.Strings(on)
+			sort.Strings(off)
 		}
 		if !reflect.DeepEqual(on, off) {
 			t.Errorf("%s:\nfolded  %q\ndecoded %q", q, on, off)
@@ -282,6 +289,8 @@ func TestFoldedMatchesDecoded(t *testing.T) {
 			got[i] = append(got[i], q.String())
 		}
 	}
+	sort.Strings(got[0])
+	sort.Strings(got[1])
 	if len(got[0]) == 0 || !reflect.DeepEqual(got[0], got[1]) {
 		t.Errorf("CONSTRUCT: folded %q\ndecoded %q", got[0], got[1])
 	}
