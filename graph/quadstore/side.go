@@ -75,7 +75,7 @@ func (s *Store) PutSide(ctx context.Context, kvs []KV) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	_, err := s.commit(commitOpts{estimate: len(kvs)}, func(bw *batchWriter) error { return writeSide(bw, kvs) })
+	_, err := s.commit(commitOpts{estimate: len(kvs), changes: noColChanges}, func(bw *batchWriter) error { return writeSide(bw, kvs) })
 	if err != nil {
 		return fmt.Errorf("put side: %w", err)
 	}

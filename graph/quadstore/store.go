@@ -589,6 +589,10 @@ type commitOpts struct {
 	// always commits even if write writes no entry (a rollback must
 	// leave committed >= pending).
 	always bool
+	// changes returns the commit's changes to the triples for the columns
+	// (columns_delta.go), read once the entries are in Badger at ts; nil:
+	// unknown (a rollback), the columns are built again.
+	changes func(ts uint64) *colChanges
 }
 
 // commit writes one transaction at a new timestamp T: the pending marker
@@ -650,9 +654,12 @@ func (s *Store) commit(o commitOpts, write func(w *batchWriter) error) (uint64, 
 		}
 		return 0, fmt.Errorf("commit: %w", err)
 	}
-	s.readTs.Store(ts)
+	var ch *colChanges
+	if o.changes != nil && s.colb != nil {
+		ch = o.changes(ts)
+	}
+	s.publishTs(ts, ch)
 	s.updateDiscard()
-	s.kickColumns()
 	s.kickValues()
 	return ts, nil
 }

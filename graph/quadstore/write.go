@@ -184,7 +184,7 @@ func (s *Store) ApplyDeltas(in []cgraph.Delta, opts cgraph.IgnoreOpts) error {
 		}
 	}
 	b := w.newBuilder()
-	ts, err := s.commit(commitOpts{estimate: 4 * (len(adds) + len(dels)), hooks: true}, func(bw *batchWriter) error {
+	ts, err := s.commit(commitOpts{estimate: 4 * (len(adds) + len(dels)), hooks: true, changes: b.colChanges}, func(bw *batchWriter) error {
 		for len(adds)+len(dels) > 0 { // in parts, so that Badger writes while the next is prepared
 			na := min(len(adds), partChanges)
 			nd := min(len(dels), partChanges-na)
@@ -248,7 +248,7 @@ func (s *Store) ReplaceGraphs(ctx context.Context, graphs []Graph) error {
 		return err
 	}
 	b := w.newBuilder()
-	ts, err := s.commit(commitOpts{estimate: 5 * given, hooks: true}, func(bw *batchWriter) error {
+	ts, err := s.commit(commitOpts{estimate: 5 * given, hooks: true, changes: b.colChanges}, func(bw *batchWriter) error {
 		var adds, dels []change
 		var cur []ids
 		want := make(map[ids]quad.Value)

@@ -38,6 +38,10 @@ type builder struct {
 	groups   [len(indexes)]map[uint64]*groupEdit
 	firstNew uint64
 
+	// colAdded and colDeleted are the triples of the named-graph quads
+	// added and deleted, for the columns (colChanges).
+	colAdded, colDeleted [][3]uint64
+
 	// Filled by finish, used by publish.
 	dead    [][]byte
 	newborn []newNode
@@ -94,6 +98,18 @@ func (b *builder) write(bw *batchWriter, adds, dels []change) error {
 				b.real[id] = r
 			}
 			q[d] = r
+		}
+	}
+	if b.w.s.colb != nil {
+		for _, c := range adds {
+			if c.q[3] != 0 {
+				b.colAdded = append(b.colAdded, [3]uint64{c.q[0], c.q[1], c.q[2]})
+			}
+		}
+		for _, c := range dels {
+			if c.q[3] != 0 {
+				b.colDeleted = append(b.colDeleted, [3]uint64{c.q[0], c.q[1], c.q[2]})
+			}
 		}
 	}
 	for _, c := range adds {
