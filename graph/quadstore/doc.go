@@ -113,11 +113,14 @@
 //
 // # Columns
 //
-// For scans, the triples of the last commit are also kept in memory as
-// sorted uint32 id columns per predicate (PSO and POS; columns.go),
-// rebuilt on a goroutine after commits pause; views at exactly that commit
-// answer triple patterns with a bound predicate from them (View.MatchIDs
-// with Triples, View.MatchColumnIDs) instead of iterating Badger.
+// For scans, the triples of each recent commit are also kept in memory as
+// sorted uint32 id columns per predicate (PSO and POS; columns.go): a base
+// plus small sorted runs of the triples added and deleted since, made by
+// each commit from its own changes and folded into a new base on a
+// goroutine when they grow (columns_delta.go); views at a commit answer
+// triple patterns with a bound predicate from that commit's columns
+// (View.MatchIDs with Triples, View.MatchColumnIDs) instead of iterating
+// Badger. The columns are derived: built whole from Badger at Open.
 //
 // # Values
 //
