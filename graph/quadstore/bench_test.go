@@ -301,3 +301,28 @@ func BenchmarkReopenLarge(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkLoadColumns writes 300,000 quads (30k graphs of 10) per op in
+// commits of 200 graphs, as the batch API does, with the columns kept
+// (on) and without them (off): cpu-s/op is what keeping them costs.
+func BenchmarkLoadColumns(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		max  int64
+	}{{"on", 0}, {"off", -1}} {
+		b.Run(c.name, func(b *testing.B) {
+			cpu0 := sharedtest.CPUTime().Seconds()
+			for n := 0; n < b.N; n++ {
+				s, err := Open(b.TempDir(), Options{MemoryLimitMB: benchMemoryLimitMB, ColumnsMaxTriples: c.max})
+				if err != nil {
+					b.Fatal(err)
+				}
+				loadBench(b, s, 0, 30000, 200)
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((sharedtest.CPUTime().Seconds()-cpu0)/float64(b.N), "cpu-s/op")
+		})
+	}
+}
