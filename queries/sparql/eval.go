@@ -70,6 +70,9 @@ type Options struct {
 	// noFold turns the folded values off (folded.go): every variable is
 	// bound to its decoded term. Tests compare both paths.
 	noFold bool
+	// noHashedRight turns the hashed semi-, anti- and left joins off
+	// (exists.go), for tests that compare them with substitution.
+	noHashedRight bool
 }
 
 // DefaultMaxMemory is Options.MaxMemory when it is 0: 256 MiB.
@@ -121,6 +124,10 @@ type exec struct {
 	ticks    int
 	strs     map[string]quad.Value
 	hashes   map[hashKey]*hashTable
+	// hashed: the hash tables of EXISTS, OPTIONAL and join right sides
+	// (exists.go).
+	hashed        map[memoKey]*hashState
+	noHashedRight bool
 	// idm is the read view's term ids, when it has them (nil otherwise):
 	// BGPs then track the id of each term they bind from the source.
 	idm idSource
@@ -214,7 +221,7 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 	ex := &exec{ctx: ctx, src: src, q: q, nvars: len(q.vars),
 		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{},
 		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
-		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, now: opts.Now,
+		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, hashed: map[memoKey]*hashState{}, now: opts.Now,
 		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}, unused: unusedVars(q), joinOnly: joinOnlyVars(q)}
 	if !opts.noFold {
 		ex.foldable = valueVars(q)
@@ -222,6 +229,7 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 	if ex.now.IsZero() {
 		ex.now = time.Now()
 	}
+	ex.noHashedRight = opts.noHashedRight
 	switch {
 	case opts.MaxLiteral == 0:
 		ex.maxLiteral = DefaultMaxLiteral
@@ -501,12 +509,15 @@ func (ex *exec) eval(n node, g gctx, in row, emit emitFn) error {
 		return ex.evalBGP(x, g, in, nil, emit)
 	case *nJoin:
 		return ex.eval(x.l, g, in, func(a row) error {
+			if handled, err := ex.joinHashed(x.r, g, a, emit); handled {
+				return err
+			}
 			return ex.eval(x.r, g, a, emit)
 		})
 	case *nLeftJoin:
 		return ex.eval(x.l, g, in, func(a row) error {
 			found := false
-			err := ex.eval(x.r, g, a, func(b row) error {
+			right := func(b row) error {
 				if x.cond != nil {
 					ok, err := ex.test(x.cond, g, b)
 					if err != nil {
@@ -518,7 +529,11 @@ func (ex *exec) eval(n node, g gctx, in row, emit emitFn) error {
 				}
 				found = true
 				return emit(b)
-			})
+			}
+			handled, err := ex.joinHashed(x.r, g, a, right)
+			if !handled {
+				err = ex.eval(x.r, g, a, right)
+			}
 			if err != nil || found {
 				return err
 			}

@@ -45,6 +45,9 @@ func (ex *exec) evalExpr(e expr, g gctx, r row) (quad.Value, error) {
 	case *eIn:
 		return ex.evalIn(x, g, r)
 	case *eExists:
+		if found, ok, err := ex.existsHashed(x.p, g, r); ok || err != nil {
+			return boolValue(found != x.not), err
+		}
 		found := false
 		err := ex.eval(x.p, g, r, func(row) error {
 			found = true

@@ -1,0 +1,369 @@
+package sparql
+
+import (
+	"strings"
+
+	"github.com/cayleygraph/quad"
+)
+
+// Hashed semi-joins, anti-joins, left joins and joins.
+//
+// FILTER (NOT) EXISTS { P }, OPTIONAL { P } and a join with P evaluate P
+// once per solution of their left side, with the solution's bindings
+// substituted (an index nested loop: cheap per solution, costly for a
+// hundred thousand). When P's result does not depend on the outer
+// solution beyond the variables they share, the same answers come from
+// evaluating P once alone and probing a hash table of its solutions keyed
+// by the shared variables: EXISTS is then "some solution of P is
+// compatible", NOT EXISTS "none is", OPTIONAL and the join merge the
+// compatible ones. That holds for P a basic graph pattern without property
+// paths or search procedures, a join of such, or a FILTER over one whose
+// conditions only read variables the BGP binds in every solution (a
+// FILTER reading an outer variable sees it bound under substitution and
+// unbound alone: those keep the per-solution path, as do property paths,
+// whose zero-length matches of a substituted constant are not solutions
+// of P alone, and GRAPH ?g, whose active graph changes per solution).
+//
+// The choice is made per execution with the counts the planner has (the
+// ski-rental rule of hashjoin.go): P's cost alone is estimated as the sum
+// of its patterns' counts (the store's per-predicate statistics); the
+// per-solution path runs until the solutions evaluated, at hashSeekCost
+// scanned triples each, would have paid for that, then P is evaluated
+// once and the rest are probed. So a left side of a few solutions keeps
+// its lookups, and a large one pays at most about twice the better choice.
+//
+// Keys are the terms themselves (fastGroupKey forms, termKey strings for
+// several variables), confirmed with sameTerm: the engine's solutions
+// carry decoded terms, and the store's term ids are only known inside
+// one BGP. The table and P's solutions are charged to Options.MaxMemory;
+// one that would not fit is not built and the per-solution path goes on.
+
+// rowIndex indexes solutions by the variables they bind, for probes by
+// a solution binding some of them.
+type rowIndex struct {
+	groups []*rowGroup
+}
+
+// rowGroup are the indexed solutions that bind exactly slots.
+type rowGroup struct {
+	slots []int
+	rows  []row
+	// tables by the slots shared with the probing solutions (sharedSig).
+	tables map[string]*rowTable
+}
+
+// rowTable maps the key of the shared variables to the group's rows.
+type rowTable struct {
+	one   map[quad.Value][]int32 // one shared variable: by fastGroupKey
+	multi map[string][]int32     // several, or terms without a fast key
+}
+
+func newRowIndex(rows []row) *rowIndex {
+	ix := &rowIndex{}
+	bySig := map[string]*rowGroup{}
+	var sig strings.Builder
+	for _, b := range rows {
+		sig.Reset()
+		for i, v := range b {
+			if v != nil {
+				sig.WriteString(itoa(i))
+			}
+		}
+		g := bySig[sig.String()]
+		if g == nil {
+			g = &rowGroup{tables: map[string]*rowTable{}}
+			for i, v := range b {
+				if v != nil {
+					g.slots = append(g.slots, i)
+				}
+			}
+			bySig[sig.String()] = g
+			ix.groups = append(ix.groups, g)
+		}
+		g.rows = append(g.rows, b)
+	}
+	return ix
+}
+
+func itoa(i int) string {
+	var b [12]byte
+	n := len(b) - 1
+	b[n] = ','
+	for {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+		if i == 0 {
+			return string(b[n:])
+		}
+	}
+}
+
+// multiKey is the key of the values of a at slots.
+func multiKey(a row, slots []int) string {
+	var k strings.Builder
+	for _, s := range slots {
+		k.WriteString(termKey(a[s]))
+		k.WriteByte(0)
+	}
+	return k.String()
+}
+
+// table returns g's table for the shared slots, building and charging it
+// the first time; nil when it does not fit the memory budget.
+func (ex *exec) table(g *rowGroup, shared []int, charged *int) *rowTable {
+	var sig strings.Builder
+	for _, s := range shared {
+		sig.WriteString(itoa(s))
+	}
+	if t, ok := g.tables[sig.String()]; ok {
+		return t
+	}
+	t := &rowTable{}
+	cost := 0
+	if len(shared) == 1 {
+		s := shared[0]
+		t.one = make(map[quad.Value][]int32, len(g.rows))
+		for i, b := range g.rows {
+			if k, ok := fastGroupKey(b[s]); ok {
+				t.one[k] = append(t.one[k], int32(i))
+				cost += mapEntryBytes + valueBytes + 4
+				continue
+			}
+			if t.multi == nil {
+				t.multi = map[string][]int32{}
+			}
+			k := multiKey(b, shared)
+			t.multi[k] = append(t.multi[k], int32(i))
+			cost += mapEntryBytes + len(k) + 4
+		}
+	} else {
+		t.multi = make(map[string][]int32, len(g.rows))
+		for i, b := range g.rows {
+			k := multiKey(b, shared)
+			t.multi[k] = append(t.multi[k], int32(i))
+			cost += mapEntryBytes + len(k) + 4
+		}
+	}
+	if !ex.fits(cost) {
+		return nil
+	}
+	_ = ex.alloc(cost)
+	*charged += cost
+	g.tables[sig.String()] = t
+	return t
+}
+
+// probe calls fn for each indexed solution compatible with a (agreeing
+// on every variable both bind). handled is false when a table did not fit
+// the memory budget (nothing was reported then).
+func (ex *exec) probe(ix *rowIndex, a row, charged *int, fn func(b row) error) (handled bool, err error) {
+	type plan struct {
+		g      *rowGroup
+		shared []int
+		t      *rowTable
+	}
+	plans := make([]plan, 0, len(ix.groups))
+	for _, g := range ix.groups {
+		var shared []int
+		for _, s := range g.slots {
+			if a[s] != nil {
+				shared = append(shared, s)
+			}
+		}
+		p := plan{g: g, shared: shared}
+		if len(shared) > 0 {
+			if p.t = ex.table(g, shared, charged); p.t == nil {
+				return false, nil
+			}
+		}
+		plans = append(plans, p)
+	}
+	for _, p := range plans {
+		if len(p.shared) == 0 {
+			for _, b := range p.g.rows {
+				if err := fn(b); err != nil {
+					return true, err
+				}
+			}
+			continue
+		}
+		var cands []int32
+		if len(p.shared) == 1 && p.t.one != nil {
+			if k, ok := fastGroupKey(a[p.shared[0]]); ok {
+				cands = p.t.one[k]
+			}
+		}
+		if p.t.multi != nil {
+			cands = append(cands[:len(cands):len(cands)], p.t.multi[multiKey(a, p.shared)]...)
+		}
+	next:
+		for _, i := range cands {
+			b := p.g.rows[i]
+			for _, s := range p.shared {
+				if !sameTerm(a[s], b[s]) {
+					continue next
+				}
+			}
+			if err := fn(b); err != nil {
+				return true, err
+			}
+		}
+	}
+	return true, nil
+}
+
+// hashState is the choice between substitution and a hash table for one
+// right side (P of an EXISTS, OPTIONAL or join) in one active graph.
+type hashState struct {
+	lookups int
+	cost    float64 // P's estimated cost alone, in scanned triples
+	off     bool    // always substitute
+	ix      *rowIndex
+	charged int
+}
+
+// hashedRight returns the index of n's solutions when its solutions
+// compatible with an outer solution should be found by a probe (see
+// above), nil when n should be evaluated with the solution substituted.
+// Each call counts as one outer solution.
+func (ex *exec) hashedRight(n node, g gctx) *rowIndex {
+	if g.gvar >= 0 || ex.noHashedRight {
+		return nil
+	}
+	k := memoKey{n: n, label: g.label, named: g.named}
+	st := ex.hashed[k]
+	if st == nil {
+		st = &hashState{}
+		ex.hashed[k] = st
+		if !ex.substInvariant(n) {
+			st.off = true
+		} else if st.cost = ex.aloneCost(n); st.cost > hashMaxTriples {
+			st.off = true
+		}
+	}
+	if st.off {
+		return nil
+	}
+	if st.ix != nil {
+		return st.ix
+	}
+	st.lookups++
+	if float64(st.lookups)*hashSeekCost < st.cost {
+		return nil
+	}
+	// P alone, within the memory budget (or not at all).
+	var rows []row
+	charged := 0
+	full := false
+	err := ex.eval(n, g, make(row, ex.nvars), func(r row) error {
+		c := rowBytes(r)
+		if !ex.fits(c) {
+			full = true
+			return errStop
+		}
+		_ = ex.alloc(c)
+		charged += c
+		rows = append(rows, r.clone())
+		return ex.tick()
+	})
+	if full || err != nil {
+		// An error here (a timeout) comes back from the substituted
+		// evaluation too.
+		ex.free(charged)
+		st.off = true
+		return nil
+	}
+	st.charged = charged
+	st.ix = newRowIndex(rows)
+	return st.ix
+}
+
+// substInvariant reports whether evaluating n with an outer solution
+// substituted gives exactly n's solutions alone that are compatible with
+// it (see above).
+func (ex *exec) substInvariant(n node) bool {
+	switch x := n.(type) {
+	case *nBGP:
+		return len(x.pats) > 0 && !hasPaths(x) && ex.splitProcs(x) == nil
+	case *nJoin:
+		return ex.substInvariant(x.l) && ex.substInvariant(x.r)
+	case *nFilter:
+		b, ok := x.p.(*nBGP)
+		if !ok || !ex.substInvariant(b) {
+			return false
+		}
+		cert := ex.certainOf(b)
+		for _, c := range x.conds {
+			if hasExists(c) {
+				return false
+			}
+			vs := varSet{}
+			exprVars(c, vs)
+			for v := range vs {
+				if !cert[v] {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// aloneCost estimates the triples read to evaluate n alone: the sum of
+// its patterns' counts.
+func (ex *exec) aloneCost(n node) float64 {
+	switch x := n.(type) {
+	case *nBGP:
+		c := 0.0
+		for i := range x.pats {
+			c += ex.estimate(ex.ctx, &x.pats[i])
+		}
+		return c
+	case *nJoin:
+		return ex.aloneCost(x.l) + ex.aloneCost(x.r)
+	case *nFilter:
+		return ex.aloneCost(x.p)
+	}
+	return hashMaxTriples + 1
+}
+
+// existsHashed evaluates EXISTS { p } for r by a probe when hashedRight
+// chooses it; handled is false otherwise.
+func (ex *exec) existsHashed(p node, g gctx, r row) (found, handled bool, err error) {
+	ix := ex.hashedRight(p, g)
+	if ix == nil {
+		return false, false, nil
+	}
+	st := ex.hashed[memoKey{n: p, label: g.label, named: g.named}]
+	handled, err = ex.probe(ix, r, &st.charged, func(row) error {
+		found = true
+		return errStop
+	})
+	if err == errStop {
+		err = nil
+	}
+	return found, handled, err
+}
+
+// joinHashed calls emit with each solution of n compatible with in,
+// merged with in, found by a probe when hashedRight chooses it; handled
+// is false otherwise.
+func (ex *exec) joinHashed(n node, g gctx, in row, emit emitFn) (handled bool, err error) {
+	ix := ex.hashedRight(n, g)
+	if ix == nil {
+		return false, nil
+	}
+	st := ex.hashed[memoKey{n: n, label: g.label, named: g.named}]
+	out := make(row, len(in))
+	return ex.probe(ix, in, &st.charged, func(b row) error {
+		copy(out, in)
+		for i, v := range b {
+			if v != nil {
+				out[i] = v
+			}
+		}
+		return emit(out)
+	})
+}
