@@ -121,6 +121,20 @@ func (ex *exec) table(g *rowGroup, shared []int, charged *int) *rowTable {
 	}
 	t := &rowTable{}
 	cost := 0
+	// Shared variables are never value-read (valueVars: bound by several
+	// BGPs), so their bindings are decoded terms; an idTerm would be
+	// decoded first.
+	for _, b := range g.rows {
+		for _, s := range shared {
+			if v, ok := b[s].(idTerm); ok {
+				d, err := ex.decodeID(v.id)
+				if err != nil {
+					return nil
+				}
+				b[s] = d
+			}
+		}
+	}
 	if len(shared) == 1 {
 		s := shared[0]
 		t.one = make(map[quad.Value][]int32, len(g.rows))
@@ -169,6 +183,9 @@ func (ex *exec) probe(ix *rowIndex, a row, charged *int, fn func(b row) error) (
 		for _, s := range g.slots {
 			if a[s] != nil {
 				shared = append(shared, s)
+				if _, ok := a[s].(idTerm); ok {
+					return false, nil // see table
+				}
 			}
 		}
 		p := plan{g: g, shared: shared}
