@@ -9,12 +9,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cayleygraph/quad"
 	"github.com/go-chi/chi/v5"
 
 	"github.com/molgraph/molgraph/auth"
 	dk "github.com/molgraph/molgraph/docking"
+	"github.com/molgraph/molgraph/docking/interact"
 	"github.com/molgraph/molgraph/jobs"
 	jobsdocking "github.com/molgraph/molgraph/jobs/docking"
+	"github.com/molgraph/molgraph/ontology"
 )
 
 // DockingServices wires the docking-job routes (docking.go).
@@ -35,7 +38,13 @@ func dockingSchemas() map[string]Schema {
 	nullableTime := Schema{"type": []string{"string", "null"}, "format": "date-time"}
 	mode := Schema{"type": "object", "properties": Schema{
 		"mode": Schema{"type": "integer"}, "affinity_kcal": Schema{"type": "number"},
-		"rmsd_lb": Schema{"type": "number"}, "rmsd_ub": Schema{"type": "number"}, "pose_url": Schema{"type": "string"}}}
+		"rmsd_lb": Schema{"type": "number"}, "rmsd_ub": Schema{"type": "number"}, "pose_url": Schema{"type": "string"},
+		"interactions": Schema{"type": "array", "description": "The pose's interactions with receptor residues (docking/interact, PLIP's definitions), one per (residue, type); the atoms, distances and angles of each are in the pose SDF's interactions tag.",
+			"items": Schema{"type": "object", "properties": Schema{
+				"type": Schema{"type": "string", "enum": []string{"hbond", "salt_bridge", "pi_stacking", "pi_cation", "hydrophobic", "halogen_bond", "metal"}},
+				"residue": Schema{"type": "object", "properties": Schema{"chain": Schema{"type": "string"}, "number": Schema{"type": "integer"},
+					"icode": Schema{"type": "string"}, "name": Schema{"type": "string"}, "iri": Schema{"type": "string"}}}}}},
+		"fingerprint": Schema{"type": "array", "items": Schema{"type": "string"}, "description": "Sorted <chain>-<number><icode>:<residue name>:<type> entries."}}}
 	return map[string]Schema{
 		"DockingJobCreate": {"type": "object", "required": []string{"receptor", "ligands"}, "additionalProperties": false,
 			"properties": Schema{
@@ -270,11 +279,41 @@ func (s *Server) cancelDockingJob(w http.ResponseWriter, r *http.Request) error 
 }
 
 type dockingMode struct {
-	Mode     int     `json:"mode"`
-	Affinity float64 `json:"affinity_kcal"`
-	RMSDLB   float64 `json:"rmsd_lb"`
-	RMSDUB   float64 `json:"rmsd_ub"`
-	PoseURL  string  `json:"pose_url"`
+	Mode         int                  `json:"mode"`
+	Affinity     float64              `json:"affinity_kcal"`
+	RMSDLB       float64              `json:"rmsd_lb"`
+	RMSDUB       float64              `json:"rmsd_ub"`
+	PoseURL      string               `json:"pose_url"`
+	Interactions []dockingInteraction `json:"interactions"`
+	Fingerprint  []string             `json:"fingerprint"`
+}
+
+// dockingInteraction is one (residue, type) interaction of a pose.
+type dockingInteraction struct {
+	Type    string          `json:"type"`
+	Residue dockingResidueV `json:"residue"`
+}
+
+type dockingResidueV struct {
+	Chain  string `json:"chain"`
+	Number int    `json:"number"`
+	ICode  string `json:"icode,omitempty"`
+	Name   string `json:"name"`
+	IRI    string `json:"iri"`
+}
+
+// poseInteractionsView is the interactions and fingerprint of a pose
+// record (never null in the JSON).
+func poseInteractionsView(p ontology.DockingPoseRecord, receptor quad.IRI) ([]dockingInteraction, []string) {
+	its := make([]dockingInteraction, 0, len(p.Interactions))
+	fp := make([]string, 0, len(p.Interactions))
+	for _, it := range p.Interactions {
+		r := it.Residue
+		its = append(its, dockingInteraction{Type: it.Type, Residue: dockingResidueV{Chain: r.Chain, Number: r.Number, ICode: r.ICode,
+			Name: r.Name, IRI: string(ontology.ResidueIRI(receptor, r))}})
+		fp = append(fp, interact.FingerprintEntry(interact.Residue{Chain: r.Chain, Number: r.Number, ICode: r.ICode, Name: r.Name}, interact.Type(it.Type)))
+	}
+	return its, fp
 }
 
 type dockingResult struct {
@@ -326,8 +365,9 @@ func (s *Server) dockingResults(w http.ResponseWriter, r *http.Request) error {
 		}
 		res := dockingResult{Ligand: ligID} // poses come in mode order
 		for _, p := range poses {
+			its, fp := poseInteractionsView(p, rec.Receptor)
 			res.Modes = append(res.Modes, dockingMode{Mode: p.Mode, Affinity: p.Affinity, RMSDLB: p.RMSDLB, RMSDUB: p.RMSDUB,
-				PoseURL: fmt.Sprintf("/v1/docking/jobs/%s/poses/%s/%d.sdf", id, ligID, p.Mode)})
+				PoseURL: fmt.Sprintf("/v1/docking/jobs/%s/poses/%s/%d.sdf", id, ligID, p.Mode), Interactions: its, Fingerprint: fp})
 		}
 		res.dockingMode = res.Modes[0]
 		results = append(results, res)

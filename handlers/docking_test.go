@@ -228,6 +228,7 @@ func TestDockingJob1iep(t *testing.T) {
 	} else {
 		t.Logf("pocket auto: best %.3f kcal/mol, top pose %.2f Å from the crystal", best, rmsd)
 	}
+	checkHBondSPARQL(t, f, id)
 	problemOf(t, f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/poses/"+imatinib+"/99.sdf", "read", nil), http.StatusNotFound, "not_found")
 	// A finished job cannot be cancelled.
 	problemOf(t, f.do(t, http.MethodDelete, "/v1/docking/jobs/"+id, "write", nil), http.StatusConflict, "conflict")

@@ -268,6 +268,11 @@ type DockingPoseRecord struct {
 	// File is the pose SDF in the blob store (FileIRI its node).
 	File    ReceptorFile
 	FileIRI quad.IRI
+	// Receptor is the receptor IRI its Interactions' residues belong to;
+	// Interactions is the pose's fingerprint (docking/interact), one entry
+	// per (residue, type).
+	Receptor     quad.IRI
+	Interactions []PoseInteraction
 }
 
 // DockingFailure is a ligand a job could not dock, with the reason.
@@ -299,6 +304,7 @@ func DockingResultQuads(r, job quad.IRI, poses []DockingPoseRecord, failure *Doc
 		add(f, ProvWasGeneratedBy, job)
 		return out, nil
 	}
+	residues := map[quad.IRI]bool{}
 	for _, p := range poses {
 		if p.Ligand == "" || p.Mode < 1 || !finite(p.Affinity) || !finite(p.RMSDLB) || !finite(p.RMSDUB) ||
 			p.RMSDLB < 0 || p.RMSDLB > p.RMSDUB || p.FileIRI == "" || len(p.File.SHA256) != 64 {
@@ -321,6 +327,11 @@ func DockingResultQuads(r, job quad.IRI, poses []DockingPoseRecord, failure *Doc
 		if p.File.Filename != "" {
 			add(p.FileIRI, mgFileName, String(p.File.Filename))
 		}
+		iq, err := interactionQuads(n, p.Receptor, p.Interactions, residues)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, iq...)
 	}
 	return out, nil
 }
@@ -387,6 +398,7 @@ func DockingResultFromQuads(qs []quad.Quad) ([]DockingPoseRecord, *DockingFailur
 		if p.Mode < 1 || p.File.SHA256 == "" {
 			return nil, nil, fmt.Errorf("ontology: docking result from quads: %w: incomplete pose %v", ErrInvalidDockingRecord, n)
 		}
+		p.Interactions = poseInteractions(bySubj[n], bySubj)
 		poses = append(poses, p)
 	}
 	slices.SortFunc(poses, func(a, b DockingPoseRecord) int { return a.Mode - b.Mode })

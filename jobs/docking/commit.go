@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cayleygraph/quad"
+
+	"github.com/molgraph/molgraph/docking/interact"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/work"
@@ -42,6 +45,8 @@ type committer struct {
 	prog   ontology.DockingProgress // committed counters
 	index  map[string]int           // ligand id -> position in the job
 	commit jobs.CommitFunc
+	// receptor is the job's receptor IRI (the residues of interactions)
+	receptor quad.IRI
 	// dups counts the outcomes dropped because their ligand already had
 	// one (or is not a ligand of the job).
 	dups int
@@ -60,7 +65,7 @@ func (t *Task) newCommitter(ctx context.Context, j jobs.Job, rec ontology.Dockin
 	for _, r := range rs {
 		done[r.Ligand] = true
 	}
-	c := &committer{t: t, j: j, set: rec.Settings, prog: rec.Progress, index: map[string]int{}, commit: commit}
+	c := &committer{t: t, j: j, set: rec.Settings, prog: rec.Progress, index: map[string]int{}, commit: commit, receptor: rec.Receptor}
 	var pending []work.DockUnit
 	for i, l := range rec.Ligands {
 		id := LigandID(l)
@@ -128,7 +133,7 @@ func (c *committer) add(ctx context.Context, outs []work.DockOutcome) (added, dr
 			dropped++
 			continue
 		}
-		poses, failure, err := c.t.records(c.j, o)
+		poses, failure, err := c.t.records(c.j, c.receptor, o)
 		if err != nil {
 			return fail(o.Ligand, err)
 		}
@@ -197,7 +202,7 @@ func (c *committer) add(ctx context.Context, outs []work.DockOutcome) (added, dr
 
 // records turns an outcome into its pose records (writing each pose's SDF
 // to the blob store) or its failure.
-func (t *Task) records(j jobs.Job, o work.DockOutcome) ([]ontology.DockingPoseRecord, *ontology.DockingFailure, error) {
+func (t *Task) records(j jobs.Job, receptor quad.IRI, o work.DockOutcome) ([]ontology.DockingPoseRecord, *ontology.DockingFailure, error) {
 	lig := t.reg.IRI(o.Ligand)
 	if o.Failure != "" || len(o.Poses) == 0 {
 		msg := o.Failure
@@ -215,7 +220,24 @@ func (t *Task) records(j jobs.Job, o work.DockOutcome) ([]ontology.DockingPoseRe
 		out = append(out, ontology.DockingPoseRecord{Ligand: lig, Mode: p.Mode, Affinity: p.Affinity,
 			RMSDLB: p.RMSDLB, RMSDUB: p.RMSDUB, FileIRI: ontology.BlobIRI(t.base, ref.SHA256),
 			File: ontology.ReceptorFile{SHA256: ref.SHA256, Bytes: ref.Size, MediaType: ontology.MediaTypeSDF,
-				Filename: fmt.Sprintf("%s_%s_%d.sdf", j.ID, o.Ligand, p.Mode)}})
+				Filename: fmt.Sprintf("%s_%s_%d.sdf", j.ID, o.Ligand, p.Mode)},
+			Receptor: receptor, Interactions: poseInteractions(p.Interactions)})
 	}
 	return out, nil, nil
+}
+
+// poseInteractions is the fingerprint of a pose's interactions as the
+// graph states it: one entry per (residue, type).
+func poseInteractions(in []interact.Interaction) []ontology.PoseInteraction {
+	var out []ontology.PoseInteraction
+	seen := map[ontology.PoseInteraction]bool{}
+	for _, it := range in {
+		pi := ontology.PoseInteraction{Type: string(it.Type), Residue: ontology.PoseResidue{Chain: it.Residue.Chain,
+			Number: it.Residue.Number, ICode: it.Residue.ICode, Name: it.Residue.Name}}
+		if !seen[pi] {
+			seen[pi] = true
+			out = append(out, pi)
+		}
+	}
+	return out
 }

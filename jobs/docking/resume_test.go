@@ -3,6 +3,7 @@ package docking
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -212,7 +213,7 @@ func TestResumeAfterRestart(t *testing.T) {
 	if n := s2.gate.count(); n != 3 {
 		t.Errorf("process 2 committed %d ligands, want the 3 without a result", n)
 	}
-	if !slices.Equal(all[0].Poses, firstPoses) {
+	if !slices.EqualFunc(all[0].Poses, firstPoses, func(a, b ontology.DockingPoseRecord) bool { return reflect.DeepEqual(a, b) }) {
 		t.Errorf("ligand %s was redone: %+v, then %+v", ids[0], firstPoses, all[0].Poses)
 	}
 }
@@ -425,7 +426,7 @@ func equalResult(a, b LigandResult) bool {
 	for i := range a.Poses {
 		x, y := a.Poses[i], b.Poses[i]
 		x.File.Filename, y.File.Filename = "", ""
-		if x != y {
+		if !reflect.DeepEqual(x, y) {
 			return false
 		}
 	}

@@ -164,6 +164,7 @@ type LigandResult struct {
 func splitResults(j quad.IRI, qs []quad.Quad) map[string][]quad.Quad {
 	prefix := string(j) + "/ligand/"
 	owner := map[quad.Value]string{}
+	residues := map[quad.Value]bool{} // shared by the ligands of the graph
 	for _, q := range qs {
 		s, ok := q.Subject.(quad.IRI)
 		if !ok || !strings.HasPrefix(string(s), prefix) {
@@ -177,12 +178,21 @@ func splitResults(j quad.IRI, qs []quad.Quad) map[string][]quad.Quad {
 		if q.Predicate == ontology.MGPoseFile {
 			owner[q.Object] = lig
 		}
+		if ontology.IsInteractionPredicate(q.Predicate) {
+			residues[q.Object] = true
+		}
 	}
 	out := map[string][]quad.Quad{}
+	var shared []quad.Quad
 	for _, q := range qs {
 		if lig, ok := owner[q.Subject]; ok {
 			out[lig] = append(out[lig], q)
+		} else if residues[q.Subject] {
+			shared = append(shared, q)
 		}
+	}
+	for lig := range out {
+		out[lig] = append(out[lig], shared...)
 	}
 	return out
 }
@@ -289,7 +299,20 @@ func (t *Task) addResult(ctx context.Context, j quad.IRI, index int, ligand stri
 	if err != nil {
 		return graph.NamedGraph{}, false, err
 	}
-	return graph.NamedGraph{IRI: g.IRI, Quads: append(cur, qs...)}, false, nil
+	have := map[quad.Quad]bool{} // residue nodes other ligands already brought
+	for _, q := range cur {
+		if q.Predicate == ontology.MGResidueName || q.Predicate == ontology.MGResidueNumber || q.Predicate == ontology.MGChain ||
+			q.Predicate == ontology.MGInsertionCode || q.Object == ontology.ResidueClass {
+			have[quad.Quad{Subject: q.Subject, Predicate: q.Predicate, Object: q.Object}] = true
+		}
+	}
+	out := cur
+	for _, q := range qs {
+		if !have[quad.Quad{Subject: q.Subject, Predicate: q.Predicate, Object: q.Object}] {
+			out = append(out, q)
+		}
+	}
+	return graph.NamedGraph{IRI: g.IRI, Quads: out}, false, nil
 }
 
 // Request is a docking job as submitted (API.md, POST /v1/docking/jobs).

@@ -2,13 +2,16 @@ package work
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
+	"sync"
 
 	"github.com/molgraph/molgraph/chem"
 	dk "github.com/molgraph/molgraph/docking"
+	"github.com/molgraph/molgraph/docking/interact"
 	"github.com/molgraph/molgraph/parsers/pdbqt"
 )
 
@@ -40,6 +43,11 @@ type Pose struct {
 	RMSDLB   float64 `json:"rmsd_lb"`
 	RMSDUB   float64 `json:"rmsd_ub"`
 	SDF      []byte  `json:"sdf"`
+	// Interactions with the receptor (docking/interact) and the pose's
+	// fingerprint; absent when the receptor's atoms or the ligand's
+	// chemistry could not be read for them (the pose is kept).
+	Interactions []interact.Interaction `json:"interactions,omitempty"`
+	Fingerprint  []string               `json:"fingerprint,omitempty"`
 }
 
 // DockOutcome is the outcome of one docking unit: its poses, or the
@@ -82,8 +90,9 @@ func PrepareLigand(ctx context.Context, pool *chem.Pool, id string, in chem.Inpu
 }
 
 // Poses reassembles every mode of a vina result of ligand id (structure s)
-// into a Pose with its SDF.
-func Poses(job DockJob, id string, s *chem.Structure, r *dk.Result) ([]Pose, error) {
+// into a Pose with its SDF and, when rec is not nil, its interactions with
+// the receptor (also written to the SDF as the "interactions" tag, JSON).
+func Poses(job DockJob, id string, s *chem.Structure, r *dk.Result, rec *interact.Receptor) ([]Pose, error) {
 	if r == nil || len(r.Modes) == 0 {
 		return nil, fmt.Errorf("ligand %s: %w: no modes", id, dk.ErrVinaFailed)
 	}
@@ -102,19 +111,68 @@ func Poses(job DockJob, id string, s *chem.Structure, r *dk.Result) ([]Pose, err
 	if err != nil {
 		return nil, err
 	}
+	var feats *chem.InteractionFeatures
+	if rec != nil {
+		feats, _ = chem.Features(s) // no features: poses without interactions
+	}
 	out := make([]Pose, 0, len(ps))
 	for k, pose := range ps {
 		m := r.Modes[k]
 		if math.IsNaN(m.Affinity) {
 			return nil, fmt.Errorf("ligand %s: %w: affinity", id, dk.ErrVinaFailed)
 		}
-		sdf, err := dk.PoseSDF(s, pose, id, dk.PoseTags(m, job.ReceptorID, job.JobID))
+		tags := dk.PoseTags(m, job.ReceptorID, job.JobID)
+		var found *interact.Result
+		if feats != nil {
+			found = poseInteractions(rec, s, feats, pose)
+		}
+		if found != nil {
+			js, err := json.Marshal(found.Interactions)
+			if err != nil {
+				return nil, err
+			}
+			tags = append(tags, dk.Tag{Name: "interactions", Value: string(js)})
+		}
+		sdf, err := dk.PoseSDF(s, pose, id, tags)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Pose{Mode: k + 1, Affinity: m.Affinity, RMSDLB: m.RMSDLowerBound, RMSDUB: m.RMSDUpperBound, SDF: sdf})
+		p := Pose{Mode: k + 1, Affinity: m.Affinity, RMSDLB: m.RMSDLowerBound, RMSDUB: m.RMSDUpperBound, SDF: sdf}
+		if found != nil {
+			p.Interactions, p.Fingerprint = found.Interactions, found.Fingerprint
+		}
+		out = append(out, p)
 	}
 	return out, nil
+}
+
+// poseInteractions finds the interactions of one docked pose (nil when
+// the pose cannot be placed on the structure).
+func poseInteractions(rec *interact.Receptor, s *chem.Structure, f *chem.InteractionFeatures, pose *dk.Pose) *interact.Result {
+	pos, placed, err := interact.PosePositions(s, pose)
+	if err != nil {
+		return nil
+	}
+	l, err := interact.NewLigand(s, f, pos, placed)
+	if err != nil {
+		return nil
+	}
+	res := interact.Find(rec, l)
+	return &res
+}
+
+// interactionReceptor indexes a receptor PDBQT for interactions (nil when
+// it cannot be read: docking goes on without interactions).
+func interactionReceptor(receptor []byte) *interact.Receptor {
+	m, err := dk.CheckReceptorPDBQT(receptor)
+	if err != nil {
+		return nil
+	}
+	rec, err := interact.NewReceptor(m.Atoms)
+	if err != nil {
+		return nil
+	}
+	return rec
 }
 
 // DockEach docks the ligands named by ids into receptor (a rigid receptor
@@ -131,6 +189,8 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 		names[i] = u.Ligand
 	}
 	structs := make([]*chem.Structure, len(units))
+	var irec *interact.Receptor
+	var irecOnce sync.Once // built by the first finished ligand
 	outcome := func(i int) DockOutcome {
 		u := units[i]
 		return DockOutcome{Job: u.Job, Ligand: u.Ligand, Index: u.Index, Worker: d.Worker, Host: d.Host, Vina: d.Vina.Version()}
@@ -153,7 +213,8 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 		switch ev.Kind {
 		case dk.Finished:
 			o := outcome(ev.Index)
-			poses, err := Poses(job, o.Ligand, structs[ev.Index], ev.Result)
+			irecOnce.Do(func() { irec = interactionReceptor(receptor) })
+			poses, err := Poses(job, o.Ligand, structs[ev.Index], ev.Result, irec)
 			structs[ev.Index] = nil
 			if err != nil {
 				o.Failure = err.Error()

@@ -1,0 +1,144 @@
+package handlers
+
+import (
+	"encoding/json"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// checkHBondSPARQL: for job id (finished), the poses that SPARQL says
+// hydrogen-bond a residue are exactly the modes whose JSON results list
+// an hbond with that residue, for every residue the JSON names in an
+// hbond (there must be at least one: imatinib's poses in 1iep's pocket
+// make several). The residue is named in the query by chain, number and
+// name, as a user would.
+func checkHBondSPARQL(t *testing.T, f *fixture, id string) {
+	t.Helper()
+	res := f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/results", "read", nil)
+	var results struct {
+		Results []struct {
+			Ligand string `json:"ligand"`
+			Modes  []struct {
+				Mode         int `json:"mode"`
+				Interactions []struct {
+					Type    string `json:"type"`
+					Residue struct {
+						Chain  string `json:"chain"`
+						Number int    `json:"number"`
+						Name   string `json:"name"`
+					} `json:"residue"`
+				} `json:"interactions"`
+				Fingerprint []string `json:"fingerprint"`
+			} `json:"modes"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(res.Body.Bytes(), &results); err != nil {
+		t.Fatalf("results: %v %s", err, res.Body)
+	}
+	type resKey struct {
+		chain  string
+		number int
+		name   string
+	}
+	want := map[resKey][]string{} // residue -> "ligand/mode" that H-bond it
+	for _, r := range results.Results {
+		for _, m := range r.Modes {
+			if len(m.Interactions) != len(m.Fingerprint) {
+				t.Errorf("%s mode %d: %d interactions, %d fingerprint entries", r.Ligand, m.Mode, len(m.Interactions), len(m.Fingerprint))
+			}
+			for _, it := range m.Interactions {
+				if it.Type == "hbond" {
+					k := resKey{it.Residue.Chain, it.Residue.Number, it.Residue.Name}
+					want[k] = append(want[k], r.Ligand+"/"+strconv.Itoa(m.Mode))
+				}
+			}
+		}
+	}
+	if len(want) == 0 {
+		t.Fatalf("no pose of job %s has a hydrogen bond: %s", id, res.Body)
+	}
+	job := "http://example.org/id/docking-job/" + id
+	sparql := func(q string) []map[string]struct{ Value string } {
+		t.Helper()
+		rec := f.do(t, http.MethodGet, "/v1/sparql?query="+url.QueryEscape(q), "read", nil, "Accept", "application/sparql-results+json")
+		if rec.Code != http.StatusOK {
+			t.Fatalf("sparql: %d %s", rec.Code, rec.Body)
+		}
+		var sr struct {
+			Results struct {
+				Bindings []map[string]struct{ Value string } `json:"bindings"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &sr); err != nil {
+			t.Fatal(err)
+		}
+		return sr.Results.Bindings
+	}
+	// The README's frequency query: ligands per (residue, type) over the
+	// best modes, against the same count from the JSON.
+	pred := map[string]string{"hbond": "hydrogenBondWith", "salt_bridge": "saltBridgeWith", "pi_stacking": "piStackingWith",
+		"pi_cation": "piCationWith", "hydrophobic": "hydrophobicContactWith", "halogen_bond": "halogenBondWith", "metal": "metalContactWith"}
+	freqJSON := map[string]int{}
+	for _, r := range results.Results {
+		seen := map[string]bool{}
+		for _, m := range r.Modes {
+			if m.Mode != 1 {
+				continue
+			}
+			for _, it := range m.Interactions {
+				k := it.Residue.Name + " " + strconv.Itoa(it.Residue.Number) + " " + pred[it.Type]
+				if !seen[k] {
+					seen[k] = true
+					freqJSON[k]++
+				}
+			}
+		}
+	}
+	freqSPARQL := map[string]int{}
+	for _, b := range sparql(`PREFIX mg: <https://w3id.org/molgraph/vocab#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+SELECT ?name ?number ?type (COUNT(DISTINCT ?ligand) AS ?ligands) WHERE {
+  VALUES ?type { mg:hydrogenBondWith mg:saltBridgeWith mg:piStackingWith mg:piCationWith
+                 mg:hydrophobicContactWith mg:halogenBondWith mg:metalContactWith }
+  ?pose a mg:DockingPose ; prov:wasGeneratedBy <` + job + `> ; mg:mode 1 ; mg:ligand ?ligand ;
+        ?type ?res .
+  ?res mg:residueName ?name ; mg:residueNumber ?number .
+} GROUP BY ?name ?number ?type ORDER BY DESC(?ligands)`) {
+		typ := b["type"].Value
+		n, err := strconv.Atoi(b["ligands"].Value)
+		if err != nil {
+			t.Fatalf("count %q", b["ligands"].Value)
+		}
+		freqSPARQL[b["name"].Value+" "+b["number"].Value+" "+typ[strings.LastIndexByte(typ, '#')+1:]] = n
+	}
+	if len(freqJSON) == 0 || !maps.Equal(freqJSON, freqSPARQL) {
+		t.Errorf("interaction frequency: SPARQL %v, JSON %v", freqSPARQL, freqJSON)
+	}
+	for k, poses := range want {
+		q := `PREFIX mg: <https://w3id.org/molgraph/vocab#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+SELECT DISTINCT ?ligand ?mode WHERE {
+  ?pose a mg:DockingPose ; prov:wasGeneratedBy <` + job + `> ; mg:ligand ?ligand ; mg:mode ?mode ;
+        mg:hydrogenBondWith ?res .
+  ?res mg:chain "` + k.chain + `" ; mg:residueNumber ` + strconv.Itoa(k.number) + ` ; mg:residueName "` + k.name + `" .
+}`
+		var got []string
+		for _, b := range sparql(q) {
+			lig := b["ligand"].Value
+			got = append(got, lig[strings.LastIndexByte(lig, '/')+1:]+"/"+b["mode"].Value)
+		}
+		sort.Strings(got)
+		sort.Strings(poses)
+		if !slices.Equal(got, slices.Compact(poses)) {
+			t.Errorf("H-bond with %s %d %s: SPARQL %v, JSON %v", k.chain, k.number, k.name, got, poses)
+		} else {
+			t.Logf("H-bond with %s %s%d: %v (SPARQL = JSON)", k.chain, k.name, k.number, got)
+		}
+	}
+}
