@@ -15,10 +15,12 @@
 //     ResultsPerGraph ligands (ligand i of the job's ligand order is in
 //     graph i / ResultsPerGraph): per docked ligand its mg:DockingPose
 //     nodes <job>/ligand/<molecule id>#mode-N (one per mode in Vina's --out
-//     file, with the reassembled SDF as a mg:File blob), per failed ligand
-//     a node <job>/ligand/<molecule id>#failure with the error. Grouping
-//     ligands makes listing a 10,000-ligand job about 300 graph reads
-//     instead of 10,000.
+//     file, with the reassembled SDF as a mg:File blob and one
+//     mg:<type>With triple per residue and interaction type of the pose,
+//     docking/interact, with the mg:Residue nodes they point to), per
+//     failed ligand a node <job>/ligand/<molecule id>#failure with the
+//     error. Grouping ligands makes listing a 10,000-ligand job about 625
+//     graph reads instead of 10,000.
 //
 // Each ligand's outcome is committed (its results graph rewritten with the
 // ligand added) together with the job's new counters in one transaction,

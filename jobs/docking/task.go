@@ -141,9 +141,14 @@ func ResultIRI(j quad.IRI, ligand string) quad.IRI { return quad.IRI(string(j) +
 // ResultsPerGraph is how many ligands share one results graph: ligand i
 // (in the job's ligand order) is in graph i / ResultsPerGraph, so listing a
 // job's results reads one graph per ResultsPerGraph ligands instead of one
-// per ligand, and a graph stays far below a commit's quad limit (at most
-// 32 ligands x 20 modes x 14 quads = 8,960 quads).
-const ResultsPerGraph = 32
+// per ligand, and a graph (rewritten whole by each commit) stays below a
+// commit's quad limit (20,000): a pose is 14 quads plus one per
+// interaction fingerprint entry (docking/interact; 10-20 for a drug-like
+// ligand), so 16 ligands x 20 modes x (14 + 30) = 14,080 quads plus the
+// residue nodes. It was 32 before poses carried interactions; a job
+// resumed across that change puts its remaining ligands in graph
+// i / 16, next to older outcomes, which reading collects all the same.
+const ResultsPerGraph = 16
 
 // ResultsIRI is results graph k of job j.
 func ResultsIRI(j quad.IRI, k int) quad.IRI {
