@@ -372,7 +372,12 @@ func TestResultsBulk(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(graphs)
-	if wantG := []quad.IRI{ResultsIRI(j.IRI, 0), ResultsIRI(j.IRI, 1), ResultsIRI(j.IRI, 2)}; !slices.Equal(graphs, wantG) {
+	var wantG []quad.IRI // one per ResultsPerGraph ligands
+	for k := 0; k*ResultsPerGraph < len(ids); k++ {
+		wantG = append(wantG, ResultsIRI(j.IRI, k))
+	}
+	slices.Sort(wantG)
+	if len(wantG) != (len(ids)+ResultsPerGraph-1)/ResultsPerGraph || !slices.Equal(graphs, wantG) {
 		t.Errorf("result graphs %v, want %v", graphs, wantG)
 	}
 
