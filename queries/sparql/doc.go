@@ -30,14 +30,15 @@
 // what it has of one:
 //
 //   - Reads by term id from in-memory columns. The native store keeps,
-//     for the last commit, per predicate, the (subject, object) id pairs
-//     sorted both ways (quadstore.Columns, 16 bytes a triple, rebuilt on a
-//     goroutine after commits). A query whose read view is at that commit
-//     evaluates each BGP step with a constant predicate as a binary search
-//     in them (matchColumns), keyed by the ids the earlier steps bound,
-//     instead of a Badger seek (about 0.5 µs a quad scanned, 2-4 µs a
-//     seek) or a hash table. A view of a newer commit reads Badger, as
-//     before, until the columns catch up.
+//     for each commit, per predicate, the (subject, object) id pairs
+//     sorted both ways (quadstore.Columns, 16 bytes a triple: a base plus
+//     the sorted runs of the triples each commit added and deleted,
+//     folded in the background). A query evaluates each BGP step with a
+//     constant predicate as a binary search in its commit's columns
+//     (matchColumns), keyed by the ids the earlier steps bound, instead of
+//     a Badger seek (about 0.5 µs a quad scanned, 2-4 µs a seek) or a hash
+//     table. Only a view of a commit whose columns are not made yet (while
+//     they are built whole after Open) reads Badger.
 //   - Late decoding. Variables that are only counted (unused.go: one
 //     occurrence, read by nothing but COUNT(?v)) or only joined on inside
 //     one BGP by id are bound without decoding their terms; decoding is
@@ -71,7 +72,11 @@
 // the right side's "risky" variables (those whose binding from outside would
 // change its result: OPTIONAL right sides, FILTER and BIND scope) are not
 // bound; otherwise it is evaluated once, cached, and joined by
-// compatibility.
+// compatibility. FILTER (NOT) EXISTS, OPTIONAL and joins whose right side
+// is a BGP (or a FILTER over one reading only its own variables) switch
+// to a hashed semi-, anti-, left or inner join once the left side's
+// solutions would have paid for evaluating the right side alone (its
+// patterns' counts; exists.go).
 //
 // Without columns, within a basic graph pattern over the default graph, a
 // pattern looked up many times is switched to a hash join: its triples are
