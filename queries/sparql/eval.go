@@ -127,6 +127,7 @@ type exec struct {
 	// hashed: the hash tables of EXISTS, OPTIONAL and join right sides
 	// (exists.go).
 	hashed        map[memoKey]*hashState
+	detIdx        map[memoKey]*hashState
 	noHashedRight bool
 	// idm is the read view's term ids, when it has them (nil otherwise):
 	// BGPs then track the id of each term they bind from the source.
@@ -221,7 +222,7 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 	ex := &exec{ctx: ctx, src: src, q: q, nvars: len(q.vars),
 		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{},
 		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
-		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, hashed: map[memoKey]*hashState{}, now: opts.Now,
+		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, hashed: map[memoKey]*hashState{}, detIdx: map[memoKey]*hashState{}, now: opts.Now,
 		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}, unused: unusedVars(q), joinOnly: joinOnlyVars(q)}
 	if !opts.noFold {
 		ex.foldable = valueVars(q)
@@ -673,7 +674,7 @@ func (ex *exec) evalDetached(n node, g gctx, in row, emit emitFn) error {
 	if err != nil {
 		return err
 	}
-	return ex.joinFull(rows, in, emit)
+	return ex.joinDetached(n, g, rows, in, emit)
 }
 
 func (ex *exec) joinFull(rows []row, in row, emit emitFn) error {

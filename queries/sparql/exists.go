@@ -384,3 +384,37 @@ func (ex *exec) joinHashed(n node, g gctx, in row, emit emitFn) (handled bool, e
 		return emit(out)
 	})
 }
+
+// joinDetachedMin is the fewest solutions of a pattern evaluated apart
+// (evalDetached) that are indexed for the joins with outer solutions;
+// fewer are compared one by one.
+const joinDetachedMin = 32
+
+// joinDetached joins rows, the solutions of n evaluated apart in g, with
+// in: by a probe of their index (built once per execution) when they are
+// many, else by comparing each.
+func (ex *exec) joinDetached(n node, g gctx, rows []row, in row, emit emitFn) error {
+	if len(rows) < joinDetachedMin || ex.noHashedRight {
+		return ex.joinFull(rows, in, emit)
+	}
+	k := memoKey{n: n, label: g.label, named: g.named}
+	st := ex.detIdx[k]
+	if st == nil {
+		st = &hashState{ix: newRowIndex(rows)}
+		ex.detIdx[k] = st
+	}
+	out := make(row, len(in))
+	handled, err := ex.probe(st.ix, in, &st.charged, func(b row) error {
+		copy(out, in)
+		for i, v := range b {
+			if v != nil {
+				out[i] = v
+			}
+		}
+		return emit(out)
+	})
+	if !handled {
+		return ex.joinFull(rows, in, emit)
+	}
+	return err
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cayleygraph/quad"
@@ -33,6 +34,8 @@ func TestHashedRight(t *testing.T) {
 		"SELECT ?a WHERE { ?a ex:kind ex:K1 FILTER NOT EXISTS { ?a ex:self+ ?a } }",
 		"SELECT ?a ?k WHERE { ?a ex:kind ?k FILTER (NOT EXISTS { ?a ex:self ?a } && EXISTS { ?a ex:link ?z }) }",
 		"SELECT ?a ?n WHERE { ?a ex:kind ex:K1 OPTIONAL { ?a ex:link ?b OPTIONAL { ?b ex:val ?n } } }",
+		"SELECT ?a ?n WHERE { ?a ex:kind ex:K1 { SELECT ?a (COUNT(?b) AS ?n) WHERE { ?a ex:link ?b } GROUP BY ?a } }",
+		"SELECT ?a ?b ?n WHERE { ?a ex:link ?b { SELECT ?b (COUNT(?c) AS ?n) WHERE { ?b ex:link ?c } GROUP BY ?b } }",
 	}
 	ctx := context.Background()
 	rng := rand.New(rand.NewSource(5))
@@ -67,7 +70,11 @@ func TestHashedRight(t *testing.T) {
 				t.Errorf("%s: %s\nhashed: %d rows %.300v\nsubstituted: %d rows %.300v", name, q, len(got), got, len(want), want)
 			}
 			// Within a small memory budget no table is built, and the
-			// answers stay the same.
+			// answers stay the same (sub-selects are materialized,
+			// they need more).
+			if strings.Contains(q, "{ SELECT") {
+				continue
+			}
 			if got := selectStrings(t, src, prefix+q, Options{MaxMemory: 64 << 10}); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s, 64 KiB budget: %s: %d rows, want %d", name, q, len(got), len(want))
 			}
