@@ -27,8 +27,11 @@ type Structure struct {
 	// SMILES is RDKit's canonical isomeric SMILES of the molecule without
 	// hydrogens (the same string Result.SMILES gives for it).
 	SMILES string
-	Atoms  []StructureAtom
-	Bonds  []StructureBond
+	// InChIKey is the standard InChIKey of the molecule (with its stereo
+	// layers); empty when libinchi refused it.
+	InChIKey string
+	Atoms    []StructureAtom
+	Bonds    []StructureBond
 	// Rings are RDKit's smallest set of smallest rings, as atom indexes.
 	Rings [][]int
 	// Stereoisomer is set when the molecule left stereocentres or double
@@ -104,7 +107,7 @@ func (p *Pool) Structure(ctx context.Context, in Input) (*Structure, error) {
 			return nil, &MoleculeError{Format: in.Format, Reason: err.Error()}
 		}
 		if !mismatch {
-			s.Reused = true
+			s.Reused, s.InChIKey = true, r.InChIKey
 			return s, nil
 		}
 	}
@@ -134,6 +137,7 @@ func (p *Pool) Structure(ctx context.Context, in Input) (*Structure, error) {
 		}
 		return nil, fmt.Errorf("chem: structure of %s: %w: %v", r.SMILES, ErrNo3D, err)
 	}
+	s.InChIKey = r.InChIKey
 	return s, nil
 }
 
@@ -158,7 +162,7 @@ func (p *Pool) stereoisomerStructure(ctx context.Context, smiles string) (*Struc
 	if mismatch {
 		return nil, fmt.Errorf("embedded molfile does not give back stereoisomer %s", r.SMILES)
 	}
-	s.Stereoisomer, s.Stereoisomers = r.SMILES, total
+	s.Stereoisomer, s.Stereoisomers, s.InChIKey = r.SMILES, total, r.InChIKey
 	return s, nil
 }
 

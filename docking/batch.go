@@ -44,8 +44,11 @@ type Event struct {
 	Index    int    // position of the ligand in the Run argument
 	Ligand   string // Ligand.Name
 	Fraction float64
-	Result   *Result // Finished
+	Result   *Result // Finished (of a group: its best member's, see RunGroups)
 	Err      error   // Failed
+	// Members are the outcomes of a group's ligands, in order (RunGroups;
+	// Finished and Failed).
+	Members []Outcome
 	// Counters after this event.
 	Done, Failed, Total int
 }
@@ -55,6 +58,8 @@ type Outcome struct {
 	Ligand string
 	Result *Result // nil when Err is set or the ligand was not run (cancelled)
 	Err    error
+	// Members are the outcomes of a group's ligands (RunGroups).
+	Members []Outcome
 }
 
 // Batch docks many ligands into one receptor and box, one vina process per
@@ -97,6 +102,24 @@ func (b *Batch) Run(ctx context.Context, ligands []Ligand, onEvent func(Event)) 
 // next. names[i] names ligand i in events and outcomes. A prepare error is
 // that ligand's failure (a Failed event), like a vina error.
 func (b *Batch) RunEach(ctx context.Context, names []string, prepare func(ctx context.Context, i int) (Ligand, error), onEvent func(Event)) ([]Outcome, error) {
+	return b.RunGroups(ctx, names, func(ctx context.Context, i int) ([]Ligand, error) {
+		l, err := prepare(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		return []Ligand{l}, nil
+	}, onEvent)
+}
+
+// RunGroups is RunEach for items that are groups of ligands (the
+// stereoisomers of one molecule): the worker that takes item i calls
+// prepare(ctx, i) and docks the group's ligands one after the other, each
+// its own vina run with its own timeout. The item is Finished when at
+// least one ligand docked (Result: the member whose best mode is the most
+// favourable, the first of equals), Failed when prepare failed or every
+// ligand did (Err: the first ligand's error); Members hold every ligand's
+// outcome. Progress is the fraction of the group's runs.
+func (b *Batch) RunGroups(ctx context.Context, names []string, prepare func(ctx context.Context, i int) ([]Ligand, error), onEvent func(Event)) ([]Outcome, error) {
 	p := b.Params.WithDefaults()
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -164,7 +187,10 @@ func (b *Batch) RunEach(ctx context.Context, names []string, prepare func(ctx co
 					outcomes[i].Err = ctx.Err()
 					continue // cancelled: prepare nothing more
 				}
-				lig, err := prepare(ctx, i)
+				ligs, err := prepare(ctx, i)
+				if err == nil && len(ligs) == 0 {
+					err = fmt.Errorf("docking: %w: %s: no ligand to dock", ErrInvalidLigand, name)
+				}
 				if ctx.Err() != nil {
 					outcomes[i].Err = ctx.Err()
 					continue // cancelled: not a ligand failure
@@ -175,18 +201,35 @@ func (b *Batch) RunEach(ctx context.Context, names []string, prepare func(ctx co
 					continue
 				}
 				emit(Event{Kind: Started, Index: i, Ligand: name})
-				res, err := b.Vina.Dock(ctx, recPath, lig, b.Box, p, func(f float64) {
-					emit(Event{Kind: Progress, Index: i, Ligand: name, Fraction: f})
-				})
-				if ctx.Err() != nil && err != nil {
+				members := make([]Outcome, len(ligs))
+				var best *Result
+				cancelled := false
+				for k, lig := range ligs {
+					res, err := b.Vina.Dock(ctx, recPath, lig, b.Box, p, func(f float64) {
+						emit(Event{Kind: Progress, Index: i, Ligand: name, Fraction: (float64(k) + f) / float64(len(ligs))})
+					})
+					if err == nil && len(res.Modes) == 0 {
+						res, err = nil, fmt.Errorf("docking: ligand %s: %w: no modes", lig.Name, ErrVinaFailed)
+					}
+					members[k] = Outcome{Ligand: lig.Name, Result: res, Err: err}
+					if ctx.Err() != nil && err != nil {
+						cancelled = true
+						break
+					}
+					if err == nil && (best == nil || res.Best().Affinity < best.Best().Affinity) {
+						best = res
+					}
+				}
+				if cancelled {
 					outcomes[i].Err = ctx.Err()
 					continue // cancelled: not a ligand failure
 				}
-				outcomes[i].Result, outcomes[i].Err = res, err
-				if err != nil {
-					emit(Event{Kind: Failed, Index: i, Ligand: name, Err: err})
+				outcomes[i].Result, outcomes[i].Members = best, members
+				if best == nil {
+					outcomes[i].Err = members[0].Err
+					emit(Event{Kind: Failed, Index: i, Ligand: name, Err: members[0].Err, Members: members})
 				} else {
-					emit(Event{Kind: Finished, Index: i, Ligand: name, Result: res, Fraction: 1})
+					emit(Event{Kind: Finished, Index: i, Ligand: name, Result: best, Members: members, Fraction: 1})
 				}
 			}
 		}()

@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/molgraph/molgraph/auth"
+	"github.com/molgraph/molgraph/chem"
 	dk "github.com/molgraph/molgraph/docking"
 	"github.com/molgraph/molgraph/docking/interact"
 	"github.com/molgraph/molgraph/jobs"
@@ -36,6 +37,10 @@ func dockingSchemas() map[string]Schema {
 	vec := Schema{"type": "array", "items": Schema{"type": "number"}, "minItems": 3, "maxItems": 3}
 	nullableNum := Schema{"type": []string{"number", "null"}}
 	nullableTime := Schema{"type": []string{"string", "null"}, "format": "date-time"}
+	isomer := Schema{"type": "object", "properties": Schema{
+		"smiles": Schema{"type": "string", "description": "RDKit canonical isomeric SMILES."}, "inchi_key": Schema{"type": "string"},
+		"affinity_kcal": Schema{"type": "number", "description": "Best mode of this isomer's Vina run."},
+		"error":         Schema{"type": "string", "description": "Why this isomer could not be docked."}}}
 	mode := Schema{"type": "object", "properties": Schema{
 		"mode": Schema{"type": "integer"}, "affinity_kcal": Schema{"type": "number"},
 		"rmsd_lb": Schema{"type": "number"}, "rmsd_ub": Schema{"type": "number"}, "pose_url": Schema{"type": "string"},
@@ -81,7 +86,11 @@ func dockingSchemas() map[string]Schema {
 				"results": Schema{"type": "array", "items": Schema{"type": "object", "properties": Schema{
 					"rank": Schema{"type": "integer"}, "ligand": Schema{"type": "string"}, "affinity_kcal": Schema{"type": "number"},
 					"mode": Schema{"type": "integer"}, "rmsd_lb": Schema{"type": "number"}, "rmsd_ub": Schema{"type": "number"},
-					"pose_url": Schema{"type": "string"}, "modes": Schema{"type": "array", "items": mode}}}},
+					"pose_url": Schema{"type": "string"}, "modes": Schema{"type": "array", "items": mode},
+					"isomer": isomer,
+					"isomers": Schema{"type": "array", "items": isomer, "maxItems": chem.MaxStereoisomers,
+						"description": "Every stereoisomer docked, in RDKit's enumeration order: a ligand with unspecified stereocentres or double bonds is docked as each of its stereoisomers (at most 8), one Vina run each; a ligand with specified stereo is its only isomer."},
+					"stereoisomers_total": Schema{"type": "integer", "description": "Stereoisomers of the ligand before the cap of 8 (2^n for n unspecified elements)."}}}},
 				"failures":    Schema{"type": "array", "items": Schema{"type": "object", "properties": Schema{"ligand": Schema{"type": "string"}, "error": Schema{"type": "string"}}}},
 				"next_cursor": Schema{"type": []string{"string", "null"}},
 			}},
@@ -96,6 +105,9 @@ func (s *Server) dockingRoutes() []Route {
 			Method: http.MethodPost, Pattern: "/v1/docking/jobs", Scope: auth.ScopeWrite, Handle: s.createDockingJob,
 			Doc: Doc{Tag: "docking", Summary: "Submit an AutoDock Vina docking job",
 				Description: "One Vina run per ligand on the receptor's pocket (auto: the best-ranked detected pocket). " +
+					"A ligand with unspecified stereocentres or double bonds is docked as each of its stereoisomers " +
+					"(at most 8, RDKit's enumeration order; one Vina run each, each bounded by the Vina timeout) and its result " +
+					"names the isomer of the best pose. " +
 					"Unknown receptor or ligand ids are 422 naming them; parameters out of bounds are 400.",
 				Request: &Body{Required: true, Content: jsonContent(ref("DockingJobCreate"))},
 				Responses: []Response{{Status: 202, Description: "The queued job.", Content: job,
@@ -316,11 +328,24 @@ func poseInteractionsView(p ontology.DockingPoseRecord, receptor quad.IRI) ([]do
 	return its, fp
 }
 
+// dockingIsomer is a stereoisomer docked for a ligand.
+type dockingIsomer struct {
+	SMILES   string   `json:"smiles"`
+	InChIKey string   `json:"inchi_key,omitempty"`
+	Affinity *float64 `json:"affinity_kcal,omitempty"`
+	Error    string   `json:"error,omitempty"`
+}
+
 type dockingResult struct {
 	Rank   int    `json:"rank"`
 	Ligand string `json:"ligand"`
 	dockingMode
 	Modes []dockingMode `json:"modes"`
+	// Isomer is the stereoisomer the poses are (the best of Isomers, all
+	// those docked); StereoisomersTotal counts them before the cap.
+	Isomer             *dockingIsomer  `json:"isomer,omitempty"`
+	Isomers            []dockingIsomer `json:"isomers,omitempty"`
+	StereoisomersTotal int             `json:"stereoisomers_total,omitempty"`
 }
 
 // dockingResults lists every docked ligand's modes, best ligand first; a
@@ -370,6 +395,13 @@ func (s *Server) dockingResults(w http.ResponseWriter, r *http.Request) error {
 				PoseURL: fmt.Sprintf("/v1/docking/jobs/%s/poses/%s/%d.sdf", id, ligID, p.Mode), Interactions: its, Fingerprint: fp})
 		}
 		res.dockingMode = res.Modes[0]
+		for _, iso := range lr.Isomers {
+			res.Isomers = append(res.Isomers, dockingIsomer{SMILES: iso.SMILES, InChIKey: iso.InChIKey, Affinity: iso.Affinity, Error: iso.Error})
+			res.StereoisomersTotal = iso.Total
+			if iso.Index == poses[0].Isomer {
+				res.Isomer = &res.Isomers[len(res.Isomers)-1]
+			}
+		}
 		results = append(results, res)
 	}
 	sort.SliceStable(results, func(i, j int) bool { return results[i].Affinity < results[j].Affinity })

@@ -48,6 +48,17 @@ const (
 	provEndedTerm      = quad.IRI(PROV + "endedAtTime")
 )
 
+// Terms of the stereoisomers a docking job docked (DockingIsomerQuads).
+const (
+	DockedStereoisomerClass = quad.IRI(MG + "DockedStereoisomer")
+	MGStereoisomer          = quad.IRI(MG + "stereoisomer")
+	MGIsomerIndex           = quad.IRI(MG + "isomerIndex")
+	MGIsomericSmiles        = quad.IRI(MG + "isomericSmiles")
+	MGIsomerInChIKey        = quad.IRI(MG + "isomerInChIKey")
+	MGIsomerAffinity        = quad.IRI(MG + "isomerAffinity")
+	MGStereoisomerCount     = quad.IRI(MG + "stereoisomerCount")
+)
+
 // MediaTypeSDF is the media type of pose files.
 const MediaTypeSDF = "chemical/x-mdl-sdfile"
 
@@ -273,6 +284,110 @@ type DockingPoseRecord struct {
 	// per (residue, type).
 	Receptor     quad.IRI
 	Interactions []PoseInteraction
+	// Isomer is the DockingIsomer.Index of the stereoisomer docked (the
+	// SDF is that isomer); 0 when not recorded.
+	Isomer int
+}
+
+// DockingIsomer is one stereoisomer of a ligand that a docking job docked
+// as its own Vina run (the ligand itself when its stereo is specified):
+// node <result>#isomer-<Index>.
+type DockingIsomer struct {
+	Ligand   quad.IRI
+	Index    int // 1-based, in enumeration order (chem.Stereoisomers)
+	SMILES   string
+	InChIKey string
+	Affinity *float64 // its best mode, kcal/mol; nil when it failed
+	Error    string
+	// Total is the ligand's number of stereoisomers before the cap.
+	Total int
+}
+
+// IsomerIRI mints the IRI of stereoisomer k of a ligand's result node r.
+func IsomerIRI(r quad.IRI, k int) quad.IRI { return SubIRI(r, "isomer-"+strconv.Itoa(k)) }
+
+// DockingIsomerQuads maps the stereoisomers docked for one ligand (result
+// node r) to quads: <r>#isomer-K a mg:DockedStereoisomer ; mg:ligand ;
+// mg:isomerIndex K ; mg:isomericSmiles ; mg:isomerInChIKey ;
+// mg:stereoisomerCount ; mg:isomerAffinity or mg:errorMessage ;
+// prov:wasGeneratedBy job. Errors wrap ErrInvalidDockingRecord.
+func DockingIsomerQuads(r, job quad.IRI, isomers []DockingIsomer) ([]quad.Quad, error) {
+	var out []quad.Quad
+	add := func(s, p quad.IRI, o quad.Value) { out = append(out, quad.Quad{Subject: s, Predicate: p, Object: o}) }
+	for _, iso := range isomers {
+		if iso.Ligand == "" || iso.Index < 1 || iso.SMILES == "" || iso.Total < 1 ||
+			(iso.Affinity == nil) == (iso.Error == "") || (iso.Affinity != nil && !finite(*iso.Affinity)) {
+			return nil, fmt.Errorf("ontology: docking isomer quads: %w: isomer %+v", ErrInvalidDockingRecord, iso)
+		}
+		n := IsomerIRI(r, iso.Index)
+		add(n, RDFType, DockedStereoisomerClass)
+		add(n, MGLigand, iso.Ligand)
+		add(n, MGIsomerIndex, Integer(int64(iso.Index)))
+		add(n, MGIsomericSmiles, String(iso.SMILES))
+		if iso.InChIKey != "" {
+			add(n, MGIsomerInChIKey, String(iso.InChIKey))
+		}
+		add(n, MGStereoisomerCount, Integer(int64(iso.Total)))
+		if iso.Affinity != nil {
+			add(n, MGIsomerAffinity, Double(*iso.Affinity))
+		} else {
+			add(n, MGErrorMessage, String(iso.Error))
+		}
+		add(n, ProvWasGeneratedBy, job)
+	}
+	return out, nil
+}
+
+// DockingIsomersFromQuads reads the stereoisomers of one ligand's result
+// quads, by index. Errors wrap ErrInvalidDockingRecord.
+func DockingIsomersFromQuads(qs []quad.Quad) ([]DockingIsomer, error) {
+	byNode := map[quad.Value]*DockingIsomer{}
+	for _, q := range qs {
+		if q.Predicate == RDFType && q.Object == DockedStereoisomerClass {
+			byNode[q.Subject] = &DockingIsomer{}
+		}
+	}
+	if len(byNode) == 0 {
+		return nil, nil
+	}
+	for _, q := range qs {
+		iso := byNode[q.Subject]
+		if iso == nil {
+			continue
+		}
+		var err error
+		switch q.Predicate {
+		case MGLigand:
+			iso.Ligand, err = iriOf(q.Object)
+		case MGIsomerIndex:
+			iso.Index, err = intOf(q.Object)
+		case MGIsomericSmiles:
+			iso.SMILES, err = dkString(q.Object)
+		case MGIsomerInChIKey:
+			iso.InChIKey, err = dkString(q.Object)
+		case MGStereoisomerCount:
+			iso.Total, err = intOf(q.Object)
+		case MGIsomerAffinity:
+			var f float64
+			if f, err = doubleOf(q.Object); err == nil {
+				iso.Affinity = &f
+			}
+		case MGErrorMessage:
+			iso.Error, err = dkString(q.Object)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ontology: docking isomers from quads: %w: %v %v", ErrInvalidDockingRecord, q.Predicate, q.Object)
+		}
+	}
+	out := make([]DockingIsomer, 0, len(byNode))
+	for n, iso := range byNode {
+		if iso.Index < 1 || iso.SMILES == "" {
+			return nil, fmt.Errorf("ontology: docking isomers from quads: %w: incomplete isomer %v", ErrInvalidDockingRecord, n)
+		}
+		out = append(out, *iso)
+	}
+	slices.SortFunc(out, func(a, b DockingIsomer) int { return a.Index - b.Index })
+	return out, nil
 }
 
 // DockingFailure is a ligand a job could not dock, with the reason.
@@ -319,6 +434,9 @@ func DockingResultQuads(r, job quad.IRI, poses []DockingPoseRecord, failure *Doc
 		add(n, MGRMSDLowerBound, Double(p.RMSDLB))
 		add(n, MGRMSDUpperBound, Double(p.RMSDUB))
 		add(n, MGPoseFile, p.FileIRI)
+		if p.Isomer > 0 {
+			add(n, MGStereoisomer, IsomerIRI(r, p.Isomer))
+		}
 		add(n, ProvWasGeneratedBy, job)
 		add(p.FileIRI, RDFType, mgFile)
 		add(p.FileIRI, mgSHA256, String(p.File.SHA256))
@@ -342,12 +460,18 @@ func DockingResultFromQuads(qs []quad.Quad) ([]DockingPoseRecord, *DockingFailur
 	bySubj := map[quad.Value][]quad.Quad{}
 	var poseNodes []quad.Value
 	var failure *DockingFailure
+	isomer := map[quad.Value]bool{} // a failed isomer's error is not the ligand's
+	for _, q := range qs {
+		if q.Predicate == RDFType && q.Object == DockedStereoisomerClass {
+			isomer[q.Subject] = true
+		}
+	}
 	for _, q := range qs {
 		bySubj[q.Subject] = append(bySubj[q.Subject], q)
 		if q.Predicate == RDFType && q.Object == DockingPoseClass {
 			poseNodes = append(poseNodes, q.Subject)
 		}
-		if q.Predicate == MGErrorMessage {
+		if q.Predicate == MGErrorMessage && !isomer[q.Subject] {
 			if failure == nil {
 				failure = &DockingFailure{}
 			}
@@ -377,6 +501,12 @@ func DockingResultFromQuads(qs []quad.Quad) ([]DockingPoseRecord, *DockingFailur
 				p.RMSDUB, err = doubleOf(q.Object)
 			case MGPoseFile:
 				p.FileIRI, err = iriOf(q.Object)
+			case MGStereoisomer:
+				var iso quad.IRI
+				if iso, err = iriOf(q.Object); err == nil {
+					_, k, _ := strings.Cut(string(iso), "#isomer-")
+					p.Isomer, err = strconv.Atoi(k)
+				}
 			}
 			if err != nil {
 				return nil, nil, fmt.Errorf("ontology: docking result from quads: %w: %v %v", ErrInvalidDockingRecord, q.Predicate, q.Object)

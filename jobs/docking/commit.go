@@ -141,6 +141,11 @@ func (c *committer) add(ctx context.Context, outs []work.DockOutcome) (added, dr
 		if err != nil {
 			return fail(o.Ligand, err)
 		}
+		iqs, err := ontology.DockingIsomerQuads(ResultIRI(c.j.IRI, o.Ligand), c.j.IRI, isomerRecords(c.t.reg.IRI(o.Ligand), o))
+		if err != nil {
+			return fail(o.Ligand, err)
+		}
+		qs = append(qs, iqs...)
 		d.g.Quads = append(d.g.Quads, qs...)
 		d.have[o.Ligand] = true
 		if failure != nil {
@@ -221,7 +226,7 @@ func (t *Task) records(j jobs.Job, receptor quad.IRI, o work.DockOutcome) ([]ont
 			RMSDLB: p.RMSDLB, RMSDUB: p.RMSDUB, FileIRI: ontology.BlobIRI(t.base, ref.SHA256),
 			File: ontology.ReceptorFile{SHA256: ref.SHA256, Bytes: ref.Size, MediaType: ontology.MediaTypeSDF,
 				Filename: fmt.Sprintf("%s_%s_%d.sdf", j.ID, o.Ligand, p.Mode)},
-			Receptor: receptor, Interactions: poseInteractions(p.Interactions)})
+			Receptor: receptor, Interactions: poseInteractions(p.Interactions), Isomer: o.Isomer})
 	}
 	return out, nil, nil
 }
@@ -237,6 +242,23 @@ func poseInteractions(in []interact.Interaction) []ontology.PoseInteraction {
 		if !seen[pi] {
 			seen[pi] = true
 			out = append(out, pi)
+		}
+	}
+	return out
+}
+
+// isomerRecords are the stereoisomers a docked outcome of ligand lig
+// names (none for a failure).
+func isomerRecords(lig quad.IRI, o work.DockOutcome) []ontology.DockingIsomer {
+	if o.Failure != "" || len(o.Poses) == 0 {
+		return nil
+	}
+	out := make([]ontology.DockingIsomer, len(o.Isomers))
+	for k, iso := range o.Isomers {
+		out[k] = ontology.DockingIsomer{Ligand: lig, Index: k + 1, SMILES: iso.SMILES, InChIKey: iso.InChIKey,
+			Affinity: iso.Affinity, Error: iso.Failure, Total: max(o.StereoTotal, len(o.Isomers))}
+		if out[k].Affinity == nil && out[k].Error == "" {
+			out[k].Error = "not docked"
 		}
 	}
 	return out

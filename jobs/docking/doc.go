@@ -17,10 +17,13 @@
 //     nodes <job>/ligand/<molecule id>#mode-N (one per mode in Vina's --out
 //     file, with the reassembled SDF as a mg:File blob and one
 //     mg:<type>With triple per residue and interaction type of the pose,
-//     docking/interact, with the mg:Residue nodes they point to), per
-//     failed ligand a node <job>/ligand/<molecule id>#failure with the
-//     error. Grouping ligands makes listing a 10,000-ligand job about 625
-//     graph reads instead of 10,000.
+//     docking/interact, with the mg:Residue nodes they point to) and the
+//     stereoisomers docked, <job>/ligand/<molecule id>#isomer-K (a ligand
+//     with unspecified stereo is docked as each of its stereoisomers, its
+//     poses are those of the best, mg:stereoisomer), per failed ligand a
+//     node <job>/ligand/<molecule id>#failure with the error. Grouping
+//     ligands makes listing a 10,000-ligand job about 625 graph reads
+//     instead of 10,000.
 //
 // Each ligand's outcome is committed (its results graph rewritten with the
 // ligand added) together with the job's new counters in one transaction,

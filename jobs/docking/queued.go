@@ -53,11 +53,11 @@ func (t *Task) runQueued(ctx context.Context, j jobs.Job, c *committer, dj work.
 	units := make([]queue.Unit, 0, len(pending))
 	remaining := map[string]bool{}
 	for _, u := range pending {
-		in, err := LigandInput(ctx, t.reg, u.Ligand)
+		in, smiles, err := LigandInput(ctx, t.reg, u.Ligand)
 		if err != nil {
 			return fmt.Errorf("docking job %s: ligand %s: %w", j.ID, u.Ligand, err)
 		}
-		u.Input = in
+		u.Input, u.SMILES = in, smiles
 		body, err := json.Marshal(work.DockTask{Job: dj, Receptor: sha, Unit: u})
 		if err != nil {
 			return err

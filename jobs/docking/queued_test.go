@@ -2,6 +2,7 @@ package docking
 
 import (
 	"context"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -26,8 +27,10 @@ func TestQueuedDocking(t *testing.T) {
 	f := newFixtureWith(t, Options{Workers: 1, Queue: q, Inputs: inputs, Engine: "test-engine", Stall: time.Minute})
 	ctx := context.Background()
 	var ids []string
-	for _, smi := range []string{"Oc1ccccc1", "Nc1ccncc1"} {
-		m, _, err := f.reg.Register(ctx, batch.Input{Format: chem.FormatSMILES, Content: smi, Generate3D: true})
+	// 1-phenylethanol, racemic and without 3D: its two enantiomers are
+	// docked in one unit, on the worker as in process.
+	for _, smi := range []string{"Oc1ccccc1", "Nc1ccncc1", "CC(O)c1ccccc1"} {
+		m, _, err := f.reg.Register(ctx, batch.Input{Format: chem.FormatSMILES, Content: smi, Generate3D: smi != "CC(O)c1ccccc1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +60,7 @@ func TestQueuedDocking(t *testing.T) {
 		Params: dk.Params{Exhaustiveness: 1, NumModes: 3, Seed: 7}}
 	j := f.submit(t, req)
 	rec := f.wait(t, j.ID, 5*time.Minute)
-	if rec.Status != "succeeded" || rec.Progress.Finished != 2 || rec.Progress.Failed != 0 {
+	if rec.Status != "succeeded" || rec.Progress.Finished != 3 || rec.Progress.Failed != 0 {
 		t.Fatalf("queued job: %+v", rec)
 	}
 	for _, id := range ids {
@@ -66,7 +69,7 @@ func TestQueuedDocking(t *testing.T) {
 		}
 	}
 	queued, err := f.task.Results(ctx, rec)
-	if err != nil || len(queued) != 2 {
+	if err != nil || len(queued) != 3 {
 		t.Fatalf("results %v %v", queued, err)
 	}
 	if s, _ := q.Stats(ctx, ""); s.Queued != 0 || s.Outcomes != 0 {
@@ -77,7 +80,7 @@ func TestQueuedDocking(t *testing.T) {
 	f.task.opt.Queue = nil
 	ref := f.wait(t, f.submit(t, req).ID, 5*time.Minute)
 	local, err := f.task.Results(ctx, ref)
-	if err != nil || len(local) != 2 {
+	if err != nil || len(local) != 3 {
 		t.Fatalf("local results %v %v", local, err)
 	}
 	for i := range local {
@@ -86,9 +89,16 @@ func TestQueuedDocking(t *testing.T) {
 			t.Fatalf("ligand %d: local %+v, queued %+v", i, a, b)
 		}
 		for k := range a.Poses {
-			if a.Poses[k].Affinity != b.Poses[k].Affinity || a.Poses[k].File.SHA256 == "" {
-				t.Errorf("%s mode %d: local %v, queued %v", a.Ligand, k+1, a.Poses[k].Affinity, b.Poses[k].Affinity)
+			if a.Poses[k].Affinity != b.Poses[k].Affinity || a.Poses[k].File.SHA256 == "" || a.Poses[k].Isomer != b.Poses[k].Isomer {
+				t.Errorf("%s mode %d: local %v, queued %v", a.Ligand, k+1, a.Poses[k], b.Poses[k])
 			}
+		}
+		want := 1
+		if a.Ligand == ids[2] {
+			want = 2
+		}
+		if len(a.Isomers) != want || !reflect.DeepEqual(a.Isomers, b.Isomers) {
+			t.Errorf("%s: isomers local %+v, queued %+v, want %d", a.Ligand, a.Isomers, b.Isomers, want)
 		}
 	}
 }

@@ -142,10 +142,11 @@ func ResultIRI(j quad.IRI, ligand string) quad.IRI { return quad.IRI(string(j) +
 // (in the job's ligand order) is in graph i / ResultsPerGraph, so listing a
 // job's results reads one graph per ResultsPerGraph ligands instead of one
 // per ligand, and a graph (rewritten whole by each commit) stays below a
-// commit's quad limit (20,000): a pose is 14 quads plus one per
+// commit's quad limit (20,000): a pose is 15 quads plus one per
 // interaction fingerprint entry (docking/interact; 10-20 for a drug-like
-// ligand), so 16 ligands x 20 modes x (14 + 30) = 14,080 quads plus the
-// residue nodes. It was 32 before poses carried interactions; a job
+// ligand), so 16 ligands x 20 modes x (15 + 30) = 14,400 quads plus the
+// residue nodes and the stereoisomer nodes (8 quads each, at most 8 per
+// ligand: 1,024). It was 32 before poses carried interactions; a job
 // resumed across that change puts its remaining ligands in graph
 // i / 16, next to older outcomes, which reading collects all the same.
 const ResultsPerGraph = 16
@@ -161,6 +162,9 @@ type LigandResult struct {
 	Ligand  string // molecule id
 	Poses   []ontology.DockingPoseRecord
 	Failure *ontology.DockingFailure
+	// Isomers are the stereoisomers docked (by index; Poses[i].Isomer
+	// names the one the poses are); none in results of older versions.
+	Isomers []ontology.DockingIsomer
 }
 
 // splitResults groups the quads of a results graph of job j by ligand id:
@@ -220,7 +224,11 @@ func (t *Task) readResults(ctx context.Context, j, g quad.IRI) (map[string]Ligan
 		if err != nil {
 			return nil, fmt.Errorf("docking job %s: ligand %s: %w", j, lig, err)
 		}
-		out[lig] = LigandResult{Ligand: lig, Poses: poses, Failure: failure}
+		isomers, err := ontology.DockingIsomersFromQuads(lq)
+		if err != nil {
+			return nil, fmt.Errorf("docking job %s: ligand %s: %w", j, lig, err)
+		}
+		out[lig] = LigandResult{Ligand: lig, Poses: poses, Failure: failure, Isomers: isomers}
 	}
 	return out, nil
 }
@@ -543,10 +551,11 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 		}
 	}()
 	d := &work.Docker{Vina: t.vina, Pool: t.reg.Pool()}
-	err = d.DockEach(wctx, dj, recPDBQT, pending, func(ctx context.Context, i int) (chem.Input, error) {
+	err = d.DockEach(wctx, dj, recPDBQT, pending, func(ctx context.Context, u *work.DockUnit) (err error) {
 		// Ligand inputs are read by the worker that docks them, just
 		// before docking, so a worker never waits for a group of others.
-		return LigandInput(ctx, t.reg, pending[i].Ligand)
+		u.Input, u.SMILES, err = LigandInput(ctx, t.reg, u.Ligand)
+		return err
 	}, t.opt.Workers, func(o work.DockOutcome) { outs <- o })
 	close(outs)
 	<-committed
@@ -566,21 +575,22 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 }
 
 // LigandInput is the input a registered molecule's 3D structure is built
-// from: its stored conformer's molfile when it has one, else its SMILES.
-func LigandInput(ctx context.Context, reg *batch.Registry, id string) (chem.Input, error) {
+// from (its stored conformer's molfile when it has one, else its SMILES)
+// and its canonical SMILES (whose stereoisomers are docked).
+func LigandInput(ctx context.Context, reg *batch.Registry, id string) (chem.Input, string, error) {
 	m, err := reg.Get(ctx, id)
 	if err != nil {
-		return chem.Input{}, err
+		return chem.Input{}, "", err
 	}
 	in := chem.Input{Format: chem.FormatSMILES, Content: m.SMILES}
 	if m.Structure != nil {
 		sdf, err := reg.Store().Blobs().Get(m.Structure.SHA256)
 		if err != nil {
-			return chem.Input{}, err
+			return chem.Input{}, "", err
 		}
 		in = chem.Input{Format: chem.FormatMolfile, Content: string(sdf)}
 	}
-	return in, nil
+	return in, m.SMILES, nil
 }
 
 // LigandPDBQT builds a registered molecule's 3D structure (its stored
@@ -588,7 +598,7 @@ func LigandInput(ctx context.Context, reg *batch.Registry, id string) (chem.Inpu
 // docking-ready PDBQT (Meeko's rules; see docking.PrepareLigand). It serves
 // GET /v1/molecules/{id}/structure?format=pdbqt as well as the docking task.
 func LigandPDBQT(ctx context.Context, reg *batch.Registry, id string) (*chem.Structure, []byte, error) {
-	in, err := LigandInput(ctx, reg, id)
+	in, _, err := LigandInput(ctx, reg, id)
 	if err != nil {
 		return nil, nil, err
 	}

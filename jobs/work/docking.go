@@ -27,13 +27,25 @@ type DockJob struct {
 }
 
 // DockUnit is one ligand of a docking job: the molecule id, its position
-// in the job's ligand order and the input its 3D structure is built from
-// (the stored conformer's molfile, else the SMILES).
+// in the job's ligand order, the input its 3D structure is built from
+// (the stored conformer's molfile, else the SMILES) and its registered
+// canonical SMILES, whose stereoisomers are docked (see PrepareIsomers).
+//
+// The unit is the ligand, not the isomer: a ligand's isomers are docked
+// one after the other by the executor that took it and the best is its
+// one outcome. The commit keeps exactly one outcome per ligand (the
+// queue's key, the resume set and the duplicate check are ligand ids),
+// and choosing the best isomer needs all of them at once; isomer units
+// would make the committer hold partial ligands (lost at a restart, or
+// stored as a new kind of state). A screen has many ligands to spread
+// over the slots, and a lone ligand gets all the cores (Batch's CPU
+// policy).
 type DockUnit struct {
 	Job    string     `json:"job"` // the job IRI
 	Ligand string     `json:"ligand"`
 	Index  int        `json:"index"`
 	Input  chem.Input `json:"input"`
+	SMILES string     `json:"smiles,omitempty"`
 }
 
 // Pose is one docked mode with its reassembled SDF.
@@ -50,19 +62,35 @@ type Pose struct {
 	Fingerprint  []string               `json:"fingerprint,omitempty"`
 }
 
+// Isomer is one stereoisomer of a ligand, docked as its own vina run:
+// its canonical isomeric SMILES and standard InChIKey, and the affinity
+// of its best mode or the reason it failed.
+type Isomer struct {
+	SMILES   string   `json:"smiles"`
+	InChIKey string   `json:"inchi_key,omitempty"`
+	Affinity *float64 `json:"affinity,omitempty"`
+	Failure  string   `json:"failure,omitempty"`
+}
+
 // DockOutcome is the outcome of one docking unit: its poses, or the
 // reason it failed (a failure of the ligand: vina error, timeout, a
 // molecule RDKit refuses). Worker and Host say where it ran, Vina with
-// which engine version.
+// which engine version. Isomers are the stereoisomers docked (one for a
+// ligand whose stereo is specified), Isomer the 1-based position in
+// Isomers of the one whose poses these are, StereoTotal the ligand's
+// stereoisomers before the cap (chem.MaxStereoisomers).
 type DockOutcome struct {
-	Job     string `json:"job"`
-	Ligand  string `json:"ligand"`
-	Index   int    `json:"index"`
-	Poses   []Pose `json:"poses,omitempty"`
-	Failure string `json:"failure,omitempty"`
-	Worker  string `json:"worker,omitempty"`
-	Host    string `json:"host,omitempty"`
-	Vina    string `json:"vina,omitempty"`
+	Job         string   `json:"job"`
+	Ligand      string   `json:"ligand"`
+	Index       int      `json:"index"`
+	Poses       []Pose   `json:"poses,omitempty"`
+	Isomers     []Isomer `json:"isomers,omitempty"`
+	Isomer      int      `json:"isomer,omitempty"`
+	StereoTotal int      `json:"stereo_total,omitempty"`
+	Failure     string   `json:"failure,omitempty"`
+	Worker      string   `json:"worker,omitempty"`
+	Host        string   `json:"host,omitempty"`
+	Vina        string   `json:"vina,omitempty"`
 }
 
 // Docker is the pure docking executor: ligand inputs in, poses out. It
@@ -175,62 +203,195 @@ func interactionReceptor(receptor []byte) *interact.Receptor {
 	return rec
 }
 
+// PreparedIsomers are the stereoisomers of one ligand ready to dock:
+// Isomers in enumeration order, and for those whose preparation worked
+// their structure and PDBQT (Structs[k] nil when Isomers[k].Failure is
+// set). Total is the number of stereoisomers before the cap.
+type PreparedIsomers struct {
+	Isomers []Isomer
+	Structs []*chem.Structure
+	PDBQT   [][]byte
+	Total   int
+}
+
+// PrepareIsomers prepares the stereoisomers of ligand id to dock: smiles
+// is its registered canonical SMILES (empty: in's content when in is a
+// SMILES), in the input of its stored structure. A ligand whose stereo is
+// fully specified is itself, built from in (a stored conformer is
+// reused). Otherwise each of its stereoisomers (chem.Stereoisomers,
+// capped at chem.MaxStereoisomers) is embedded from its isomeric SMILES,
+// so the round-trip check of chem.Structure compares the 3D structure with
+// that isomer; the stored conformer is reused for the isomer it is. An
+// isomer that cannot be prepared is recorded as failed; the error is
+// returned only when none could be.
+func PrepareIsomers(ctx context.Context, pool *chem.Pool, id, smiles string, in chem.Input) (*PreparedIsomers, error) {
+	if smiles == "" && in.Format == chem.FormatSMILES {
+		smiles = in.Content
+	}
+	var isos []string
+	total := 1
+	if smiles != "" {
+		var err error
+		if isos, total, err = chem.Stereoisomers(smiles, chem.MaxStereoisomers); err != nil {
+			return nil, fmt.Errorf("ligand %s: %w", id, err)
+		}
+	}
+	p := &PreparedIsomers{Total: total}
+	add := func(s *chem.Structure, data []byte, smiles string, err error) {
+		iso := Isomer{SMILES: smiles}
+		if err != nil {
+			iso.Failure = err.Error()
+			s, data = nil, nil
+		} else {
+			iso.SMILES, iso.InChIKey = s.SMILES, s.InChIKey
+		}
+		p.Isomers, p.Structs, p.PDBQT = append(p.Isomers, iso), append(p.Structs, s), append(p.PDBQT, data)
+	}
+	if len(isos) <= 1 { // nothing unspecified: the ligand itself
+		s, data, err := PrepareLigand(ctx, pool, id, in)
+		if err != nil {
+			return nil, err
+		}
+		add(s, data, "", nil)
+		return p, nil
+	}
+	// The stored conformer is one isomer (embedding and 3D perception
+	// assign every stereo element).
+	var stored *chem.Structure
+	if in.Format == chem.FormatMolfile {
+		if s, err := pool.Structure(ctx, in); err == nil && s.Reused {
+			stored = s
+		}
+	}
+	var firstErr error
+	for _, iso := range isos {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var s *chem.Structure
+		var err error
+		if stored != nil && stored.SMILES == iso {
+			s = stored
+		} else {
+			s, err = pool.Structure(ctx, chem.Input{Format: chem.FormatSMILES, Content: iso, NoNormalize: true})
+		}
+		var data []byte
+		if err == nil && s.SMILES != iso {
+			err = fmt.Errorf("%w: the structure of stereoisomer %s is %s", chem.ErrNo3D, iso, s.SMILES)
+		}
+		if err == nil {
+			data, err = dk.PrepareLigand(s, dk.LigandOptions{})
+		}
+		if err != nil {
+			err = fmt.Errorf("ligand %s: stereoisomer %s: %w", id, iso, err)
+			if firstErr == nil {
+				firstErr = err
+			}
+		}
+		add(s, data, iso, err)
+	}
+	for _, s := range p.Structs {
+		if s != nil {
+			return p, nil
+		}
+	}
+	return nil, firstErr
+}
+
 // DockEach docks the ligands named by ids into receptor (a rigid receptor
 // PDBQT), slots vina processes at a time (docking.Batch, with its CPU
-// policy), preparing ligand i from input(ctx, i) just before docking it.
-// emit receives one outcome per ligand that ended (calls are serialised);
-// a ligand stopped because ctx ended gets none (it is not a failure of
-// the ligand). The error is for the whole call (bad receptor, box,
-// parameters, temporary files).
-func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, units []DockUnit, input func(ctx context.Context, i int) (chem.Input, error), slots int, emit func(DockOutcome)) error {
+// policy), preparing ligand i's stereoisomers (PrepareIsomers) from
+// load(ctx, &units[i]) (which fills in Input and SMILES; nil: the units
+// carry them) just before docking them one after the other. emit receives
+// one outcome per ligand that ended (calls are serialised): the poses of
+// its best isomer, or its failure when no isomer docked; a ligand stopped
+// because ctx ended gets none (it is not a failure of the ligand). The
+// error is for the whole call (bad receptor, box, parameters, temporary
+// files).
+func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, units []DockUnit, load func(ctx context.Context, u *DockUnit) error, slots int, emit func(DockOutcome)) error {
 	b := &dk.Batch{Vina: d.Vina, Receptor: receptor, Box: job.Box, Params: job.Params, Workers: slots}
 	names := make([]string, len(units))
 	for i, u := range units {
 		names[i] = u.Ligand
 	}
-	structs := make([]*chem.Structure, len(units))
+	// prepared[i] and members[i] (the isomer of each docked ligand) are
+	// written by the worker preparing unit i and read by its Finished or
+	// Failed event, delivered after.
+	prepared := make([]*PreparedIsomers, len(units))
+	members := make([][]int, len(units))
 	var irec *interact.Receptor
 	var irecOnce sync.Once // built by the first finished ligand
 	outcome := func(i int) DockOutcome {
 		u := units[i]
 		return DockOutcome{Job: u.Job, Ligand: u.Ligand, Index: u.Index, Worker: d.Worker, Host: d.Host, Vina: d.Vina.Version()}
 	}
-	_, err := b.RunEach(ctx, names, func(ctx context.Context, i int) (dk.Ligand, error) {
-		in := units[i].Input
-		if input != nil {
-			var err error
-			if in, err = input(ctx, i); err != nil {
-				return dk.Ligand{}, err
+	_, err := b.RunGroups(ctx, names, func(ctx context.Context, i int) ([]dk.Ligand, error) {
+		u := &units[i]
+		if load != nil {
+			if err := load(ctx, u); err != nil {
+				return nil, err
 			}
 		}
-		s, data, err := PrepareLigand(ctx, d.Pool, units[i].Ligand, in)
+		p, err := PrepareIsomers(ctx, d.Pool, u.Ligand, u.SMILES, u.Input)
 		if err != nil {
-			return dk.Ligand{}, err
+			return nil, err
 		}
-		structs[i] = s // read by the Finished event of the same worker
-		return dk.Ligand{Name: units[i].Ligand, PDBQT: data}, nil
+		var ligs []dk.Ligand
+		for k, s := range p.Structs {
+			if s == nil {
+				continue
+			}
+			name := u.Ligand
+			if len(p.Isomers) > 1 {
+				name = fmt.Sprintf("%s (stereoisomer %s)", u.Ligand, p.Isomers[k].SMILES)
+			}
+			ligs = append(ligs, dk.Ligand{Name: name, PDBQT: p.PDBQT[k]})
+			members[i] = append(members[i], k)
+		}
+		prepared[i] = p
+		return ligs, nil
 	}, func(ev dk.Event) {
-		switch ev.Kind {
-		case dk.Finished:
-			o := outcome(ev.Index)
-			irecOnce.Do(func() { irec = interactionReceptor(receptor) })
-			poses, err := Poses(job, o.Ligand, structs[ev.Index], ev.Result, irec)
-			structs[ev.Index] = nil
-			if err != nil {
-				o.Failure = err.Error()
-			} else {
-				o.Poses = poses
-			}
-			emit(o)
-		case dk.Failed:
-			structs[ev.Index] = nil
-			if ctx.Err() != nil || errors.Is(ev.Err, context.Canceled) {
-				return // not a failure of the ligand: it is run again
-			}
-			o := outcome(ev.Index)
+		if ev.Kind != dk.Finished && ev.Kind != dk.Failed {
+			return
+		}
+		p, ks := prepared[ev.Index], members[ev.Index]
+		prepared[ev.Index], members[ev.Index] = nil, nil
+		if ev.Kind == dk.Failed && (ctx.Err() != nil || errors.Is(ev.Err, context.Canceled)) {
+			return // not a failure of the ligand: it is run again
+		}
+		o := outcome(ev.Index)
+		if ev.Kind == dk.Failed {
 			o.Failure = ev.Err.Error()
 			emit(o)
+			return
 		}
+		best := -1
+		for m, mo := range ev.Members {
+			iso := &p.Isomers[ks[m]]
+			if mo.Err != nil {
+				iso.Failure = mo.Err.Error()
+				continue
+			}
+			a := mo.Result.Best().Affinity
+			iso.Affinity = &a
+			if mo.Result == ev.Result {
+				best = ks[m]
+			}
+		}
+		if best < 0 {
+			o.Failure = fmt.Sprintf("ligand %s: %v: the best run is not one of the isomers", o.Ligand, dk.ErrVinaFailed)
+			emit(o)
+			return
+		}
+		o.Isomers, o.StereoTotal = p.Isomers, p.Total
+		irecOnce.Do(func() { irec = interactionReceptor(receptor) })
+		poses, err := Poses(job, o.Ligand, p.Structs[best], ev.Result, irec)
+		if err != nil {
+			o.Failure, o.Isomers, o.StereoTotal = err.Error(), nil, 0
+		} else {
+			o.Poses, o.Isomer = poses, best+1
+		}
+		emit(o)
 	})
 	return err
 }
