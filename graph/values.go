@@ -23,6 +23,7 @@ const (
 	ValueFloat    = quadstore.ValueFloat
 	ValueBoolean  = quadstore.ValueBoolean
 	ValueDateTime = quadstore.ValueDateTime
+	ValueOther    = quadstore.ValueOther
 	ValueDecimal  = quadstore.ValueDecimal
 )
 

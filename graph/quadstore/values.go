@@ -38,8 +38,11 @@ import (
 // int64 (the value is mantissa / 10^scale); doubles and floats (INF, -INF
 // and NaN included; a float is rounded to float32 precision); booleans
 // ("true", "false", "1", "0"); dateTimes with a timezone (as UTC
-// nanoseconds, years 1678 to 2261). Anything else, including Go-native
-// terms (quad.Int, quad.Float, ...), is ValueNone.
+// nanoseconds, years 1678 to 2261). A term that is no XSD number literal
+// at all (an IRI, a blank node, a string, a literal of another datatype,
+// a Go-native term such as quad.Int) is ValueOther; anything else (a
+// number literal the 64 bits cannot hold or an ill-typed one, a boolean
+// or dateTime not folded) is ValueNone.
 type Values struct {
 	kind []ValueKind
 	bits []uint64
@@ -57,6 +60,7 @@ const (
 	ValueFloat
 	ValueBoolean
 	ValueDateTime
+	ValueOther
 	ValueDecimal ValueKind = 16
 )
 
@@ -282,7 +286,13 @@ func (s *Store) BuildValues(ctx context.Context) error {
 
 // foldTerm returns the folded value of a term encoding (see Values).
 func foldTerm(enc []byte) TermValue {
-	if len(enc) < 2 || enc[0] != 'X' || enc[1] == 0 || int(enc[1]) > len(xsdTypes) {
+	if len(enc) == 0 {
+		return TermValue{}
+	}
+	if enc[0] != 'X' {
+		return TermValue{Kind: ValueOther}
+	}
+	if len(enc) < 2 || enc[1] == 0 || int(enc[1]) > len(xsdTypes) {
 		return TermValue{}
 	}
 	s := string(enc[2:])
@@ -316,6 +326,7 @@ func foldTerm(enc []byte) TermValue {
 		case "false", "0":
 			return TermValue{ValueBoolean, 0}
 		}
+		return TermValue{}
 	case "dateTime":
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil || strings.HasSuffix(s, "z") || t.Year() < 1678 || t.Year() > 2261 {
@@ -323,7 +334,7 @@ func foldTerm(enc []byte) TermValue {
 		}
 		return TermValue{ValueDateTime, uint64(t.UnixNano())}
 	}
-	return TermValue{}
+	return TermValue{Kind: ValueOther}
 }
 
 // lexInteger reports whether s is an XSD integer lexical form.

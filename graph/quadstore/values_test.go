@@ -41,10 +41,14 @@ func TestValues(t *testing.T) {
 		{xsd("false", "boolean"), TermValue{ValueBoolean, 0}},
 		{xsd("2020-01-02T03:04:05Z", "dateTime"), TermValue{ValueDateTime, 1577934245 * 1e9}},
 		{xsd("2020-01-02T03:04:05", "dateTime"), TermValue{}}, // no timezone
-		{quad.TypedString{Value: "5", Type: "http://example.org/t"}, TermValue{}},
-		{quad.String("5"), TermValue{}},
-		{quad.LangString{Value: "5", Lang: "en"}, TermValue{}},
-		{quad.Int(5), TermValue{}}, // a Go-native term: not an XSD literal here
+		{xsd("maybe", "boolean"), TermValue{}},
+		{xsd("5", "string"), TermValue{Kind: ValueOther}},
+		{xsd("P1D", "duration"), TermValue{Kind: ValueOther}},
+		{quad.TypedString{Value: "5", Type: "http://example.org/t"}, TermValue{Kind: ValueOther}},
+		{quad.String("5"), TermValue{Kind: ValueOther}},
+		{quad.LangString{Value: "5", Lang: "en"}, TermValue{Kind: ValueOther}},
+		{quad.IRI("http://example.org/5"), TermValue{Kind: ValueOther}},
+		{quad.Int(5), TermValue{Kind: ValueOther}}, // a Go-native term: not an XSD literal here
 	}
 	add := func(from, to int) {
 		var ds []cgraph.Delta

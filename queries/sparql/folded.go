@@ -119,6 +119,24 @@ func newConst(v quad.Value) *eConst {
 	return c
 }
 
+// notNumber reports whether e is a variable bound to an id whose term the
+// value column knows is no number literal (toNum rejects it).
+func (ex *exec) notNumber(e expr, r row) bool {
+	x, ok := e.(*eVar)
+	if !ok {
+		return false
+	}
+	t, ok := r[x.slot].(idTerm)
+	if !ok {
+		return false
+	}
+	switch ex.vals.Get(t.id).Kind {
+	case graph.ValueOther, graph.ValueBoolean, graph.ValueDateTime:
+		return true
+	}
+	return false
+}
+
 // numOperand returns the number an operand evaluates to when it can be
 // computed without decoding or building literals: argNum's operands, and
 // arithmetic and ABS/CEIL/FLOOR/ROUND over them. The number is the one
@@ -270,6 +288,9 @@ func (ex *exec) foldedCall(x *eCall, r row) (v quad.Value, handled bool, err err
 	}
 	if x.name == "ISNUMERIC" {
 		_, ok, err := ex.numOperand(x.args[0], r)
+		if !ok && ex.notNumber(x.args[0], r) {
+			return falseValue, true, nil
+		}
 		if !ok || err != nil {
 			return nil, ok, err
 		}
@@ -283,8 +304,9 @@ func (ex *exec) foldedCall(x *eCall, r row) (v quad.Value, handled bool, err err
 }
 
 // groupTerm returns the decoded term of an id a GROUP BY key reads,
-// decoding each distinct id once per grouping (memo).
-func (ex *exec) groupTerm(memo map[uint64]quad.Value, id uint64) (quad.Value, error) {
+// decoding each distinct id once per grouping (memo); charged grows by
+// the bytes charged to the budget for the memo.
+func (ex *exec) groupTerm(memo map[uint64]quad.Value, id uint64, charged *int) (quad.Value, error) {
 	if v, ok := memo[id]; ok {
 		return v, nil
 	}
@@ -292,7 +314,9 @@ func (ex *exec) groupTerm(memo map[uint64]quad.Value, id uint64) (quad.Value, er
 	if err != nil {
 		return nil, err
 	}
-	if err := ex.alloc(mapEntryBytes + termBytes(v)); err != nil {
+	n := mapEntryBytes + termBytes(v)
+	*charged += n
+	if err := ex.alloc(n); err != nil {
 		return nil, err
 	}
 	memo[id] = v

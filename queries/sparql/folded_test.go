@@ -122,6 +122,9 @@ func TestFoldedNumbersAreToNum(t *testing.T) {
 		}
 		n, ok := ex.idNum(id)
 		want, wantOK := toNum(val)
+		if ex.notNumber(&eVar{slot: 0}, row{idTerm{id}}) && wantOK {
+			t.Errorf("%v: the column says no number, toNum parses %+v", val, want)
+		}
 		if !ok {
 			continue
 		}

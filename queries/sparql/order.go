@@ -19,8 +19,10 @@ type sortKey struct {
 	v     quad.Value
 	n     num
 	isNum bool
-	// extra: the bytes of v when it was decoded from an id (resolveKey).
+	// extra: the bytes of v when it was decoded from an id (resolveKey);
+	// id: that id (0: none), kept when v is decoded.
 	extra int
+	id    uint64
 }
 
 func makeSortKey(v quad.Value) sortKey {
@@ -37,7 +39,7 @@ func makeSortKey(v quad.Value) sortKey {
 // (resolveKey).
 func (ex *exec) sortKey(v quad.Value) sortKey {
 	if t, ok := v.(idTerm); ok {
-		k := sortKey{v: v}
+		k := sortKey{v: v, id: t.id}
 		if ex.vals != nil {
 			k.n, k.isNum = ex.idNum(t.id)
 		}
@@ -73,7 +75,7 @@ func (ex *exec) cmpSortKey(a, b *sortKey) int {
 		if c != 0 {
 			return c
 		}
-		if _, ok := a.v.(idTerm); ok && a.v == b.v {
+		if a.id != 0 && a.id == b.id {
 			return 0 // one term: the same lexical form
 		}
 		ex.resolveKey(a)

@@ -556,7 +556,7 @@ func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next e
 					if memo == nil {
 						memo = map[uint64]quad.Value{}
 					}
-					v, err := ex.groupTerm(memo, t.id)
+					v, err := ex.groupTerm(memo, t.id, &charged)
 					if err != nil {
 						return err
 					}
@@ -804,7 +804,7 @@ func (ex *exec) accumulateNum(a *eAgg, st *aggState, t idTerm, n num) error {
 		st.count++
 		return nil
 	}
-	ex.keepBest(a, st, sortKey{v: t, n: n, isNum: true})
+	ex.keepBest(a, st, sortKey{v: t, n: n, isNum: true, id: t.id})
 	return ex.checkDecoded()
 }
 
