@@ -346,6 +346,7 @@ type dockingResult struct {
 	Isomer             *dockingIsomer  `json:"isomer,omitempty"`
 	Isomers            []dockingIsomer `json:"isomers,omitempty"`
 	StereoisomersTotal int             `json:"stereoisomers_total,omitempty"`
+	poses              []ontology.DockingPoseRecord
 }
 
 // dockingResults lists every docked ligand's modes, best ligand first; a
@@ -390,9 +391,9 @@ func (s *Server) dockingResults(w http.ResponseWriter, r *http.Request) error {
 		}
 		res := dockingResult{Ligand: ligID} // poses come in mode order
 		for _, p := range poses {
-			its, fp := poseInteractionsView(p, rec.Receptor)
 			res.Modes = append(res.Modes, dockingMode{Mode: p.Mode, Affinity: p.Affinity, RMSDLB: p.RMSDLB, RMSDUB: p.RMSDUB,
-				PoseURL: fmt.Sprintf("/v1/docking/jobs/%s/poses/%s/%d.sdf", id, ligID, p.Mode), Interactions: its, Fingerprint: fp})
+				PoseURL: fmt.Sprintf("/v1/docking/jobs/%s/poses/%s/%d.sdf", id, ligID, p.Mode)})
+			res.poses = poses
 		}
 		res.dockingMode = res.Modes[0]
 		for _, iso := range lr.Isomers {
@@ -419,6 +420,14 @@ func (s *Server) dockingResults(w http.ResponseWriter, r *http.Request) error {
 	page := results[offset:end]
 	if page == nil {
 		page = []dockingResult{}
+	}
+	// Interactions are built for the page only (a large job has ~15 per
+	// pose).
+	for i := range page {
+		for k := range page[i].Modes {
+			page[i].Modes[k].Interactions, page[i].Modes[k].Fingerprint = poseInteractionsView(page[i].poses[k], rec.Receptor)
+		}
+		page[i].dockingMode = page[i].Modes[0]
 	}
 	return writeJSON(w, http.StatusOK, map[string]any{"job_id": id, "status": v["status"], "results": page,
 		"failures": failures, "next_cursor": next})
