@@ -46,6 +46,9 @@ type Params struct {
 	CPU int
 	// Timeout per ligand; 0 means DefaultLigandTimeout.
 	Timeout time.Duration
+	// Scoring is vina's --scoring: "" (Vina's default, vina), vina or
+	// vinardo.
+	Scoring string
 }
 
 // WithDefaults returns p with zero fields replaced by the defaults.
@@ -81,6 +84,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("docking: params: %w: cpu %d", ErrInvalidParams, p.CPU)
 	case p.Timeout < 0:
 		return fmt.Errorf("docking: params: %w: negative timeout", ErrInvalidParams)
+	case CheckScoring(p.Scoring) != nil:
+		return CheckScoring(p.Scoring)
 	}
 	return nil
 }
@@ -232,6 +237,9 @@ func (v *Vina) Dock(ctx context.Context, receptorPath string, lig Ligand, box Bo
 		"--energy_range", strconv.FormatFloat(p.EnergyRange, 'g', -1, 64),
 		"--seed", strconv.FormatInt(p.Seed, 10), "--cpu", strconv.Itoa(p.CPU),
 	}
+	if p.Scoring != "" {
+		args = append(args, "--scoring", p.Scoring)
+	}
 	start := time.Now()
 	stdout, err := v.run(ctx, dir, p.Timeout, args, progress)
 	res := &Result{Ligand: lig.Name, Params: p, Elapsed: time.Since(start), Stdout: stdout}
@@ -279,43 +287,15 @@ type Score struct {
 	Torsion  float64 // (3) Torsional Free Energy
 }
 
-var scoreRE = map[string]*regexp.Regexp{
-	"affinity": regexp.MustCompile(`Estimated Free Energy of Binding\s*:\s*(-?[0-9.]+)`),
-	"inter":    regexp.MustCompile(`\(1\) Final Intermolecular Energy\s*:\s*(-?[0-9.]+)`),
-	"intra":    regexp.MustCompile(`\(2\) Final Total Internal Energy\s*:\s*(-?[0-9.]+)`),
-	"torsion":  regexp.MustCompile(`\(3\) Torsional Free Energy\s*:\s*(-?[0-9.]+)`),
-}
-
 // ScoreOnly scores the ligand in its given pose (vina --score_only
-// --autobox): no search, a second or two. Useful to validate receptor and
-// ligand preparation against published scores.
+// --autobox, Vina's scoring function): no search, a second or two. Useful
+// to validate receptor and ligand preparation against published scores.
 func (v *Vina) ScoreOnly(ctx context.Context, receptorPath string, lig Ligand) (*Score, error) {
-	if err := CheckLigand(lig.PDBQT); err != nil {
-		return nil, fmt.Errorf("docking: score %s: %w", lig.Name, err)
-	}
-	dir, err := v.tmp.Make("vina")
+	r, err := v.Rescore(ctx, receptorPath, lig, RescoreOptions{Mode: ScoreOnly, Timeout: 5 * time.Minute})
 	if err != nil {
-		return nil, fmt.Errorf("docking: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	ligPath := filepath.Join(dir, "ligand.pdbqt")
-	if err := os.WriteFile(ligPath, lig.PDBQT, 0o600); err != nil {
-		return nil, fmt.Errorf("docking: write ligand: %w", err)
-	}
-	stdout, err := v.run(ctx, dir, 5*time.Minute,
-		[]string{"--receptor", receptorPath, "--ligand", ligPath, "--score_only", "--autobox", "--cpu", "1"}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("docking: score %s: %w", lig.Name, err)
-	}
-	var s Score
-	for k, dst := range map[string]*float64{"affinity": &s.Affinity, "inter": &s.Inter, "intra": &s.Intra, "torsion": &s.Torsion} {
-		m := scoreRE[k].FindStringSubmatch(stdout)
-		if m == nil {
-			return nil, fmt.Errorf("docking: score %s: %w: no %s in vina output", lig.Name, ErrVinaFailed, k)
-		}
-		*dst, _ = strconv.ParseFloat(m[1], 64)
-	}
-	return &s, nil
+	return &r.Score, nil
 }
 
 // CheckLigand verifies that b is a single-molecule PDBQT with a torsion tree

@@ -61,6 +61,8 @@ func dockingSchemas() map[string]Schema {
 				"num_modes":      Schema{"type": "integer", "minimum": 1, "maximum": 20, "default": dk.DefaultNumModes},
 				"energy_range":   Schema{"type": "number", "exclusiveMinimum": 0, "maximum": 10, "default": dk.DefaultEnergyRange},
 				"seed":           Schema{"type": "integer", "default": dk.DefaultSeed},
+				"scoring": Schema{"type": "string", "enum": []string{dk.ScoringVina, dk.ScoringVinardo}, "default": dk.ScoringVina,
+					"description": "AutoDock Vina's scoring function (vina --scoring), recorded on the job (mg:scoringFunction)."},
 			}},
 		"DockingJob": {"type": "object", "required": []string{"id", "status", "finished_ligands", "failed_ligands", "total_ligands", "best_affinity_kcal", "links"},
 			"properties": Schema{
@@ -151,6 +153,7 @@ type dockingRequest struct {
 	NumModes       *int     `json:"num_modes"`
 	EnergyRange    *float64 `json:"energy_range"`
 	Seed           *int64   `json:"seed"`
+	Scoring        string   `json:"scoring"`
 }
 
 func (s *Server) dockingServices() (DockingServices, error) {
@@ -200,6 +203,10 @@ func (s *Server) createDockingJob(w http.ResponseWriter, r *http.Request) error 
 		}
 		p.EnergyRange = *v
 	}
+	if dk.CheckScoring(req.Scoring) != nil {
+		fields = append(fields, FieldError{Field: "scoring", Message: "vina (default) or vinardo"})
+	}
+	p.Scoring = req.Scoring
 	if len(fields) > 0 {
 		return &InputError{Err: ErrBadRequest, Fields: fields}
 	}

@@ -134,6 +134,10 @@ func errorTable() []errorRow {
 		{is(jobsdocking.ErrUnknownReceptor), http.StatusUnprocessableEntity, "unknown_receptor"},
 		{is(jobsdocking.ErrUnknownLigands), http.StatusUnprocessableEntity, "unknown_ligands"},
 		{is(jobsdocking.ErrNoPocket), http.StatusUnprocessableEntity, "unknown_pocket"},
+		{is(jobsdocking.ErrUnknownPose), http.StatusUnprocessableEntity, "unknown_pose"},
+		{is(docking.ErrInvalidParams), http.StatusBadRequest, "invalid_request"},
+		{is(docking.ErrInvalidLigand), http.StatusUnprocessableEntity, "invalid_ligand"},
+		{is(docking.ErrVinaFailed), http.StatusUnprocessableEntity, "vina_failed"},
 		// graph store
 		{is(graph.ErrNotFound), http.StatusNotFound, "not_found"},
 		{is(graph.ErrInvalidQuad), http.StatusUnprocessableEntity, "invalid_data"},

@@ -107,6 +107,7 @@ func (s *Server) limits() []limit {
 			limit{name: "vina_workers", help: "Vina processes of one docking job at once.", value: float64(o.Workers)},
 			limit{name: "vina_ligand_timeout_seconds", help: "Longest vina run for one ligand; past it the ligand fails (time limit exceeded).",
 				value: o.LigandTimeout.Seconds()})
+		out = append(out, rescoreLimits()...)
 	}
 	if reg := s.cfg.Molecules.Registry; reg != nil && reg.Pool() != nil {
 		e := reg.Pool().EmbedLimits()

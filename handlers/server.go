@@ -200,6 +200,7 @@ func (s *Server) resources() []resource {
 		s.depictResource(),
 		s.receptorsResource(),
 		s.dockingResource(),
+		s.rescoreResource(),
 		s.pageResource(),
 		s.searchResource(),
 	}

@@ -57,6 +57,8 @@ const (
 	MGIsomerInChIKey        = quad.IRI(MG + "isomerInChIKey")
 	MGIsomerAffinity        = quad.IRI(MG + "isomerAffinity")
 	MGStereoisomerCount     = quad.IRI(MG + "stereoisomerCount")
+	// MGScoringFunction is a docking job's Vina scoring function.
+	MGScoringFunction = quad.IRI(MG + "scoringFunction")
 )
 
 // MediaTypeSDF is the media type of pose files.
@@ -72,6 +74,9 @@ type DockingSettings struct {
 	NumModes       int        `json:"num_modes"`
 	EnergyRange    float64    `json:"energy_range"`
 	Seed           int64      `json:"seed"`
+	// Scoring is Vina's scoring function, vina or vinardo ("" in jobs
+	// made before it was recorded: vina).
+	Scoring string `json:"scoring,omitempty"`
 }
 
 // DockingProgress are the counters of a docking job; BestAffinity is nil
@@ -101,6 +106,9 @@ func DockingStatements(s DockingSettings, p DockingProgress) ([][2]quad.Value, e
 		!(s.EnergyRange > 0 && s.EnergyRange <= 10) {
 		return bad("parameters out of bounds")
 	}
+	if s.Scoring != "" && s.Scoring != "vina" && s.Scoring != "vinardo" {
+		return bad("scoring %q", s.Scoring)
+	}
 	if p.Total < 1 || p.Finished < 0 || p.Failed < 0 || p.Finished > p.Total || p.Failed > p.Total {
 		return bad("counters %d/%d/%d", p.Finished, p.Failed, p.Total)
 	}
@@ -110,6 +118,9 @@ func DockingStatements(s DockingSettings, p DockingProgress) ([][2]quad.Value, e
 		{MGNumModes, Integer(int64(s.NumModes))},
 		{MGEnergyRange, Double(s.EnergyRange)},
 		{MGSeed, Integer(s.Seed)},
+	}
+	if s.Scoring != "" {
+		out = append(out, [2]quad.Value{MGScoringFunction, String(s.Scoring)})
 	}
 	for i := range 3 {
 		out = append(out, [2]quad.Value{mgCenter[i], Double(s.Center[i])}, [2]quad.Value{mgSize[i], Double(s.Size[i])})
@@ -226,6 +237,8 @@ func DockingJobFromQuads(qs []quad.Quad) (DockingJobRecord, error) {
 			var n int
 			n, err = intOf(q.Object)
 			r.Settings.Seed = int64(n)
+		case MGScoringFunction:
+			r.Settings.Scoring, err = dkString(q.Object)
 		case MGTotalLigands:
 			r.Progress.Total, err = intOf(q.Object)
 		case MGFinishedLigands:

@@ -419,8 +419,11 @@ func (t *Task) NewJob(ctx context.Context, id string, req Request) (jobs.Job, er
 	if len(unknown) > 0 {
 		return fail(&UnknownLigandsError{IDs: unknown})
 	}
+	if p.Scoring == "" {
+		p.Scoring = dk.ScoringVina // recorded: the job says which function scored it
+	}
 	settings := ontology.DockingSettings{PocketMethod: req.Pocket, Center: box.Center, Size: box.Size,
-		Exhaustiveness: p.Exhaustiveness, NumModes: p.NumModes, EnergyRange: p.EnergyRange, Seed: p.Seed}
+		Exhaustiveness: p.Exhaustiveness, NumModes: p.NumModes, EnergyRange: p.EnergyRange, Seed: p.Seed, Scoring: p.Scoring}
 	props, err := propsOf(settings, ontology.DockingProgress{Total: len(req.Ligands)})
 	if err != nil {
 		return fail(fmt.Errorf("%w: %w", ErrInvalidRequest, err))
@@ -504,17 +507,9 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 	if err != nil {
 		return err
 	}
-	rq, err := t.store.Graph(ctx, rec.Receptor)
-	if err != nil {
-		return fmt.Errorf("docking job %s: receptor: %w", j.ID, err)
-	}
-	receptor, err := ontology.ReceptorFromQuads(rq)
+	receptor, recPDBQT, err := t.receptorPDBQT(ctx, rec.Receptor)
 	if err != nil {
 		return fmt.Errorf("docking job %s: %w", j.ID, err)
-	}
-	recPDBQT, err := t.store.Blobs().Get(receptor.Prepared.SHA256)
-	if err != nil {
-		return fmt.Errorf("docking job %s: receptor file: %w", j.ID, err)
 	}
 	c, pending, err := t.newCommitter(ctx, j, rec, commit)
 	if err != nil {
@@ -523,7 +518,7 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 	set := rec.Settings
 	dj := work.DockJob{JobID: j.ID, ReceptorID: receptor.ID, Box: dk.Box{Center: set.Center, Size: set.Size},
 		Params: dk.Params{Exhaustiveness: set.Exhaustiveness, NumModes: set.NumModes, EnergyRange: set.EnergyRange, Seed: set.Seed,
-			Timeout: t.opt.LigandTimeout}}
+			Timeout: t.opt.LigandTimeout, Scoring: set.Scoring}}
 
 	if t.opt.Queue != nil {
 		return t.runQueued(ctx, j, c, dj, recPDBQT, pending)
