@@ -76,6 +76,7 @@ const (
 	flagNoNormalize = C.MG_NO_NORMALIZE
 	flagCoords2D    = C.MG_COORDS2D
 	flagNoShortcuts = C.MG_NO_SHORTCUTS
+	flagFingerprint = C.MG_FINGERPRINTS
 
 	skippedRemoveHs  = C.MG_SKIPPED_REMOVEHS
 	skippedReionize  = C.MG_SKIPPED_REIONIZE
@@ -93,6 +94,8 @@ type raw struct {
 	molblock                            string
 	shortcuts                           int // MG_SKIPPED_* bits
 	timing                              Timing
+	fp                                  *Fingerprints // MG_FINGERPRINTS (fingerprint.go)
+	fpErr                               string
 }
 
 // process runs the C++ pipeline on text (SMILES, molfile or InChI) or on a
@@ -108,7 +111,10 @@ func (w *worker) process(format int, text string, lig *pdbqtLigand, flags int) r
 	C.mg_process(w.w, C.int(format), ptr, n, atoms, C.int(flags), &res)
 	defer C.mg_result_free(&res)
 	us := func(v C.double) time.Duration { return time.Duration(float64(v) * 1e3) }
+	fp, fpErr := fingerprintsFromC(unsafe.Pointer(res.fp))
 	return raw{
+		fp:        fp,
+		fpErr:     fpErr,
 		err:       gostr(res.error),
 		smiles:    gostr(res.smiles),
 		inchi:     gostr(res.inchi),
@@ -131,13 +137,14 @@ func (w *worker) process(format int, text string, lig *pdbqtLigand, flags int) r
 		molblock:  gostr(res.molblock),
 		shortcuts: int(res.shortcuts),
 		timing: Timing{
-			Parse:       us(res.us_parse),
-			Normalize:   us(res.us_normalize),
-			SMILES:      us(res.us_smiles),
-			InChI:       us(res.us_inchi),
-			Properties:  us(res.us_props),
-			QED:         us(res.us_qed),
-			Coordinates: us(res.us_coords),
+			Parse:        us(res.us_parse),
+			Normalize:    us(res.us_normalize),
+			SMILES:       us(res.us_smiles),
+			InChI:        us(res.us_inchi),
+			Properties:   us(res.us_props),
+			QED:          us(res.us_qed),
+			Coordinates:  us(res.us_coords),
+			Fingerprints: us(res.us_fp),
 		},
 	}
 }

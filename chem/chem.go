@@ -85,6 +85,9 @@ type Input struct {
 	// REMARK SMILES line; its heavy atoms are matched to the PDBQT atoms by
 	// proximity bonding. Ignored for other formats.
 	TemplateSMILES string
+	// Fingerprints computes the structure-search fingerprints and pickle
+	// of the normalized molecule in the same call (Result.Fingerprints).
+	Fingerprints bool
 }
 
 // Level is the severity of a validation Issue.
@@ -106,6 +109,7 @@ type Issue struct {
 // Timing is the CPU time spent in each stage of Process (for benchmarks).
 type Timing struct {
 	Parse, Normalize, SMILES, InChI, Properties, QED, Coordinates time.Duration
+	Fingerprints                                                  time.Duration
 }
 
 // Result is everything chem knows about one normalized molecule: the
@@ -136,6 +140,12 @@ type Result struct {
 	Molfile string // V2000 molfile: 3D with hydrogens when Has3D, 2D when Coordinates2D, else empty
 	XYZ     string // XYZ block when Has3D
 
+	// Fingerprints, with Input.Fingerprints, are those FingerprintsOf
+	// computes from SMILES; nil if RDKit cannot read SMILES back
+	// (FingerprintError says why).
+	Fingerprints     *Fingerprints
+	FingerprintError string
+
 	Timing Timing
 }
 
@@ -159,6 +169,10 @@ func newResult(r raw) *Result {
 		Validated:      true,
 		Molfile:        r.molblock,
 		Timing:         r.timing,
+		Fingerprints:   r.fp,
+	}
+	if r.fpErr != "" {
+		res.FingerprintError = printable(r.fpErr)
 	}
 	for _, line := range lines(r.issues) {
 		f := strings.SplitN(line, "\t", 3)

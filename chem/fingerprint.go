@@ -38,6 +38,27 @@ type Fingerprints struct {
 	// Pickle is RDKit's binary pickle of the molecule, for matching
 	// without parsing SMILES again.
 	Pickle []byte
+	// Reparsed: computed from the canonical SMILES parsed again, not from
+	// the pipeline's molecule (Input.Fingerprints; see mg_fp.h).
+	Reparsed bool
+}
+
+// fingerprintsFromC copies an mg_fingerprints (nil for none) into Go
+// memory, or returns its error. It takes an unsafe.Pointer because the
+// struct is complete only in this file's preamble.
+func fingerprintsFromC(p unsafe.Pointer) (*Fingerprints, string) {
+	c := (*C.mg_fingerprints)(p)
+	if c == nil {
+		return nil, ""
+	}
+	if c.error != nil {
+		return nil, gostr(c.error)
+	}
+	f := &Fingerprints{Reparsed: c.reparsed != 0}
+	copy(f.Morgan[:], unsafe.Slice((*uint64)(unsafe.Pointer(&c.morgan[0])), FPWords))
+	copy(f.Pattern[:], unsafe.Slice((*uint64)(unsafe.Pointer(&c.pattern[0])), FPWords))
+	f.Pickle = C.GoBytes(unsafe.Pointer(c.pickle), C.int(c.pickle_len))
+	return f, ""
 }
 
 // MaxQueryBytes bounds the text of one structure query.

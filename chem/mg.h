@@ -25,9 +25,13 @@ enum {
   // 1 was MG_GEN3D: 3D coordinates are mg_embed's.
   MG_NO_NORMALIZE = 2, // skip cleanup/fragment/neutralize (benchmarks)
   MG_COORDS2D = 4,     // compute 2D coordinates (molblock)
-  MG_NO_SHORTCUTS = 8  // run every standardization step even where it
-                       // cannot change the molecule (tests)
+  MG_NO_SHORTCUTS = 8,  // run every standardization step even where it
+                        // cannot change the molecule (tests)
+  MG_FINGERPRINTS = 16  // structure-search fingerprints and pickle of the
+                        // molecule (mg_result.fp, mg_fp.h)
 };
+
+struct mg_fingerprints;  // mg_fp.h
 
 // mg_atoms is a 3D ligand without bond orders (from a PDBQT file).
 typedef struct {
@@ -56,6 +60,10 @@ typedef struct {
   // CPU microseconds per stage
   double us_parse, us_normalize, us_smiles, us_inchi, us_props, us_qed,
       us_coords;
+  // With MG_FINGERPRINTS: the molecule's structure-search fingerprints
+  // (freed by mg_result_free), and their CPU microseconds.
+  struct mg_fingerprints *fp;
+  double us_fp;
 } mg_result;
 
 // Bits of mg_result.shortcuts.

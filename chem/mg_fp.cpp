@@ -23,6 +23,7 @@
 #include <GraphMol/Substruct/SubstructMatch.h>
 #include <RDGeneral/FileParseException.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -159,7 +160,101 @@ std::unique_ptr<ROMol> unpickle(const char *p, size_t n) {
   return m;
 }
 
+// compute writes the fingerprints and the pickle (without conformers: a
+// molfile's coordinates are not needed for matching) of m.
+int compute(const ROMol &m, uint64_t *morgan, uint64_t *pattern, char **pickle,
+            size_t *pickle_len, char **err) {
+  morganOf(m, morgan);
+  patternOf(m, pattern);
+  std::string pk;
+  MolPickler::pickleMol(
+      m, pk,
+      MolPickler::getDefaultPickleProperties() | PicklerOps::NoConformers);
+  *pickle = static_cast<char *>(std::malloc(pk.size() ? pk.size() : 1));
+  if (!*pickle) {
+    *err = fpdup("out of memory");
+    return -1;
+  }
+  std::memcpy(*pickle, pk.data(), pk.size());
+  *pickle_len = pk.size();
+  return 0;
+}
+
+// plain: no query atom or bond (a molfile's "A", "L" or "any" bond), which
+// the SMILES writer turns into plain ones that fingerprint differently.
+bool plain(const ROMol &m) {
+  for (const auto a : m.atoms()) {
+    if (a->hasQuery()) return false;
+  }
+  for (const auto b : m.bonds()) {
+    if (b->hasQuery()) return false;
+  }
+  return true;
+}
+
+// bridged: two rings share more than one bond. RDKit 2022.09 writes some
+// bridged ring systems as a SMILES of another graph (WEHI's
+// N(C)(c1ccc(cc1)O)C(=O)C2C3C(C2CCC3)c4ccccc4 gives
+// CN(C(=O)C1C2CCCC1C2c1ccccc1)c1ccc(O)cc1, which it does not contain), so
+// the molecule read back from the canonical SMILES is not the pipeline's.
+bool bridged(const ROMol &m) {
+  const auto &rings = m.getRingInfo()->atomRings();
+  for (size_t i = 0; i < rings.size(); i++) {
+    for (size_t j = i + 1; j < rings.size(); j++) {
+      int shared = 0;
+      for (int a : rings[i]) {
+        if (std::find(rings[j].begin(), rings[j].end(), a) != rings[j].end()) {
+          shared++;
+        }
+      }
+      if (shared > 2) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+// Outside extern "C": it takes C++ types (declared in mg_fp.h).
+mg_fingerprints *mg_fingerprints_of(ROMol &m, const std::string &smiles,
+                                    bool reuse) {
+  auto f = static_cast<mg_fingerprints *>(std::calloc(1, sizeof(mg_fingerprints)));
+  if (!f) return nullptr;
+  try {
+    std::unique_ptr<ROMol> parsed;
+    const ROMol *src = &m;
+    bool own = reuse && plain(m);
+    if (own) {
+      // Fingerprints read ring membership and ring counts: make them
+      // sanitization's (a fragment or a normalized copy may carry rings
+      // found by fastFindRings, which counts rings differently).
+      m.getRingInfo()->reset();
+      MolOps::symmetrizeSSSR(m);
+      own = !bridged(m);
+    }
+    if (!own) {
+      parsed.reset(SmilesToMol(smiles));
+      if (!parsed) {
+        f->error = fpdup("not a valid SMILES");
+        return f;
+      }
+      src = parsed.get();
+      f->reparsed = 1;
+    }
+    compute(*src, f->morgan, f->pattern, &f->pickle, &f->pickle_len,
+            &f->error);
+  } catch (const std::exception &e) {
+    f->error = fpdup(std::string("fingerprint: ") + e.what());
+  } catch (...) {
+    f->error = fpdup("fingerprint: unknown error");
+  }
+  if (f->error) {
+    std::free(f->pickle);
+    f->pickle = nullptr;
+    f->pickle_len = 0;
+  }
+  return f;
+}
 
 extern "C" {
 
@@ -179,24 +274,20 @@ int mg_fp(const char *smiles, size_t len, uint64_t *morgan, uint64_t *pattern,
       *err = fpdup("not a valid SMILES");
       return -1;
     }
-    morganOf(*m, morgan);
-    patternOf(*m, pattern);
-    std::string pk;
-    MolPickler::pickleMol(*m, pk);
-    *pickle = static_cast<char *>(std::malloc(pk.size() ? pk.size() : 1));
-    if (!*pickle) {
-      *err = fpdup("out of memory");
-      return -1;
-    }
-    std::memcpy(*pickle, pk.data(), pk.size());
-    *pickle_len = pk.size();
-    return 0;
+    return compute(*m, morgan, pattern, pickle, pickle_len, err);
   } catch (const std::exception &e) {
     *err = fpdup(std::string("fingerprint: ") + e.what());
   } catch (...) {
     *err = fpdup("fingerprint: unknown error");
   }
   return -1;
+}
+
+void mg_fingerprints_free(mg_fingerprints *f) {
+  if (!f) return;
+  std::free(f->pickle);
+  std::free(f->error);
+  std::free(f);
 }
 
 int mg_query(const char *text, size_t len, int kind, int flags,

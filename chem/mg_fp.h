@@ -11,6 +11,10 @@
 #include <stdint.h>
 
 #ifdef __cplusplus
+#include <string>
+#endif
+
+#ifdef __cplusplus
 extern "C" {
 #endif
 
@@ -32,6 +36,23 @@ enum {
 // with mg_free). Returns 0, or -1 with *err set.
 int mg_fp(const char *smiles, size_t len, uint64_t *morgan, uint64_t *pattern,
           char **pickle, size_t *pickle_len, char **err);
+
+// mg_fingerprints is what mg_process computes with MG_FINGERPRINTS (mg.h):
+// mg_fp's fingerprints and pickle, of the pipeline's own molecule (no
+// second parse) where that molecule is the one MolFromSmiles reads back
+// from its canonical SMILES, else of that SMILES parsed again (reparsed =
+// 1). error set: none could be computed (the other fields are zero).
+typedef struct mg_fingerprints {
+  uint64_t morgan[MG_FP_WORDS];
+  uint64_t pattern[MG_FP_WORDS];
+  char *pickle;  // malloc'd
+  size_t pickle_len;
+  int reparsed;
+  char *error;  // malloc'd
+} mg_fingerprints;
+
+// mg_fingerprints_free frees f and what it holds (NULL is allowed).
+void mg_fingerprints_free(mg_fingerprints *f);
 
 // mg_query parses a query of the given kind with flags applied and writes
 // its pattern fingerprint, and for a molecule query (SMILES, molblock) its
@@ -73,6 +94,19 @@ int mg_molset_match(mg_molset *s, const char *text, size_t len, int kind,
 
 #ifdef __cplusplus
 }
+
+namespace RDKit {
+class ROMol;
+}
+// mg_fingerprints_of computes the fingerprints of m, the pipeline's
+// normalized molecule whose canonical SMILES is smiles. reuse: m's atoms
+// and bonds are as parsed and sanitized (no standardization step changed
+// them), so that m is the molecule MolFromSmiles reads back from smiles up
+// to atom order; m's ring information is then recomputed as sanitization
+// computes it (symmetrized SSSR). Otherwise smiles is parsed again. Returns
+// NULL only when out of memory; never throws.
+mg_fingerprints *mg_fingerprints_of(RDKit::ROMol &m, const std::string &smiles,
+                                    bool reuse);
 #endif
 
 #endif

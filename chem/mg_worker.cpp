@@ -4,6 +4,7 @@
 // lives on the stack, and every C++ exception stops at the extern "C"
 // boundary.
 #include "mg.h"
+#include "mg_fp.h"
 #include "mg_internal.hpp"
 
 #include <GraphMol/Chirality.h>
@@ -383,6 +384,8 @@ void mg_result_free(mg_result *r) {
     std::free(*p);
     *p = nullptr;
   }
+  mg_fingerprints_free(r->fp);
+  r->fp = nullptr;
 }
 
 int mg_check_screens(mg_worker *w, const char *smiles, size_t len,
@@ -475,6 +478,10 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
     out->us_parse = t1 - t0;
 
     // --- normalization
+    // untouched: no step changed the parsed molecule's atoms and bonds
+    // other than removing hydrogens (with a new sanitization) or whole
+    // fragments (MG_FINGERPRINTS then fingerprints fin itself).
+    bool untouched = format == MG_SMILES || format == MG_MOLBLOCK;
     unsigned nInputFrags = 0;
     {
       std::vector<int> mapping;
@@ -506,6 +513,7 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
       }
       std::uint64_t before = signature(m);
       w->metal.disconnect(m);
+      if (signature(m) != before) untouched = false;
       std::unique_ptr<ROMol> norm;
       std::vector<int> normFrags;
       const mg::MolTypes types = mg::typesOf(m);
@@ -580,6 +588,9 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
       // recompute both, as RDKit's SMILES writer does on a fresh copy.
       fin->updatePropertyCache(false);
       MolOps::assignStereochemistry(*fin, true, true);
+      const int skipped =
+          MG_SKIPPED_NORMALIZE | MG_SKIPPED_REIONIZE | MG_SKIPPED_UNCHARGE;
+      if ((out->shortcuts & skipped) != skipped) untouched = false;
       int q1 = MolOps::getFormalCharge(*fin);
       if (s0 == signature(*fin)) {
         steps.push_back("neutralize");
@@ -699,7 +710,16 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
       RDDepict::compute2DCoords(d);
       out->molblock = dup(MolToMolBlock(d));
     }
-    out->us_coords = cpuMicros() - t6;
+    double t7 = cpuMicros();
+    out->us_coords = t7 - t6;
+
+    // --- structure-search fingerprints, last: they may recompute fin's
+    // rings
+    if (flags & MG_FINGERPRINTS) {
+      out->fp = mg_fingerprints_of(*fin, out->smiles ? out->smiles : "",
+                                   untouched);
+      out->us_fp = cpuMicros() - t7;
+    }
   } catch (const mg::InvalidMolecule &e) {
     mg_result_free(out);
     out->error = dup(e.what());

@@ -270,6 +270,9 @@ func prepare(in Input) (job, error) {
 	if in.NoNormalize {
 		j.flags |= flagNoNormalize
 	}
+	if in.Fingerprints {
+		j.flags |= flagFingerprint
+	}
 	switch in.Format {
 	case FormatSMILES:
 		j.format = cSMILES

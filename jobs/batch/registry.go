@@ -123,17 +123,19 @@ type Prepared struct {
 // structure that parses but breaks a validation rule is stored with
 // validated false).
 func (g *Registry) Prepare(ctx context.Context, in Input) (*Prepared, error) {
-	res, err := g.pool.Process(ctx, chem.Input{Format: in.Format, Content: in.Content, Generate3D: in.Generate3D})
+	// The structure-search fingerprints come from the same chem call (one
+	// parse, one cgo call: chem.Input.Fingerprints).
+	res, err := g.pool.Process(ctx, chem.Input{Format: in.Format, Content: in.Content, Generate3D: in.Generate3D, Fingerprints: true})
 	if err != nil {
 		return nil, err
 	}
 	p, err := prepared(in, res)
 	if p != nil {
 		tm := res.Timing
-		p.CPU = tm.Parse + tm.Normalize + tm.SMILES + tm.InChI + tm.Properties + tm.QED + tm.Coordinates
-		t0 := time.Now()
-		p.Search, _ = search.Prepare(p.Rec.ID, p.Rec.SMILES, p.Rec.InChIKey)
-		p.CPU += time.Since(t0)
+		p.CPU = tm.Parse + tm.Normalize + tm.SMILES + tm.InChI + tm.Properties + tm.QED + tm.Coordinates + tm.Fingerprints
+		if res.Fingerprints != nil {
+			p.Search = search.Entries(p.Rec.ID, p.Rec.InChIKey, res.Fingerprints)
+		}
 	}
 	return p, err
 }
