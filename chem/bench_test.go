@@ -3,8 +3,11 @@ package chem
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -90,4 +93,84 @@ func Benchmark3D(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkRegistrationFingerprints measures what structure-search
+// fingerprints add to registration, per molecule, in CPU microseconds of
+// the whole process (getrusage: meaningful under other load, unlike wall
+// time): the pipeline alone ("none"), the pipeline computing them in the
+// same call (Input.Fingerprints, "incall"), and the pipeline followed by
+// FingerprintsOf on the canonical SMILES ("reparse", what registration did
+// before). The three run in turn on each molecule (RDKit's NCI SMILES and
+// the molfiles of RDKit's SD files), one worker, one caller.
+func BenchmarkRegistrationFingerprints(b *testing.B) {
+	var ins []Input
+	for _, s := range nciSMILES() {
+		ins = append(ins, Input{Format: FormatSMILES, Content: s})
+	}
+	for _, file := range []string{"/usr/share/RDKit/Projects/DbCLI/testData/bzr.sdf", "/usr/share/RDKit/Contrib/PBF/testData/egfr.sdf",
+		"/usr/share/RDKit/Contrib/Fastcluster/testdata/cdk2.sdf", "/usr/share/RDKit/Projects/DbCLI/testData/pubchem.200.sdf"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		for _, rec := range strings.Split(string(data), "$$$$") {
+			rec = strings.TrimLeft(rec, "\r\n")
+			if i := strings.Index(rec, "M  END"); i >= 0 {
+				ins = append(ins, Input{Format: FormatMolfile, Content: rec[:i+len("M  END")] + "\n"})
+			}
+		}
+	}
+	if len(ins) == 0 {
+		b.Skip("no rdkit-data")
+	}
+	p, err := NewPool(1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			b.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	ctx := context.Background()
+	var none, incall, reparse time.Duration
+	var reused int
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		in := ins[i%len(ins)]
+		t0 := cpu()
+		if _, err := p.Process(ctx, in); err != nil {
+			continue
+		}
+		t1 := cpu()
+		in.Fingerprints = true
+		r, err := p.Process(ctx, in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t2 := cpu()
+		in.Fingerprints = false
+		r2, err := p.Process(ctx, in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = FingerprintsOf(r2.SMILES)
+		t3 := cpu()
+		none += t1 - t0
+		incall += t2 - t1
+		reparse += t3 - t2
+		if r.Fingerprints != nil && !r.Fingerprints.Reparsed {
+			reused++
+		}
+	}
+	n := float64(b.N)
+	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / n }
+	b.ReportMetric(us(none), "none-cpu-µs/mol")
+	b.ReportMetric(us(incall), "incall-cpu-µs/mol")
+	b.ReportMetric(us(reparse), "reparse-cpu-µs/mol")
+	b.ReportMetric(float64(reused)/n, "reused-fraction")
 }
