@@ -5,11 +5,14 @@
 //
 // # What is stored
 //
-// Registration (jobs/batch) computes, from a molecule's canonical SMILES
-// as RDKit's MolFromSmiles reads it (chem.FingerprintsOf), its Morgan
-// radius-2 2048-bit fingerprint, its 2048-bit pattern fingerprint and a
-// binary pickle, and commits them with the molecule's graph, in the graph
-// store's side keyspace (graph.SideEntry, Entries):
+// Registration (jobs/batch) computes, for the molecule RDKit's
+// MolFromSmiles reads from its canonical SMILES (chem.FingerprintsOf), its
+// Morgan radius-2 2048-bit fingerprint, its 2048-bit pattern fingerprint and
+// a binary pickle, and commits them with the molecule's graph, in the graph
+// store's side keyspace (graph.SideEntry, Entries). They come from the chem
+// call that normalizes the molecule (chem.Input.Fingerprints: one parse),
+// computed on the pipeline's own molecule where no standardization step
+// changed it, else on the canonical SMILES parsed again:
 //
 //	f <id>                 -> v1 | morgan (256 bytes) | pattern (256 bytes)
 //	p <id>                 -> RDKit pickle of the molecule

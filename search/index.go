@@ -125,7 +125,8 @@ func Entries(id, inchiKey string, f *chem.Fingerprints) []graph.SideEntry {
 }
 
 // Prepare computes the side entries of a molecule from its canonical
-// SMILES (see Entries).
+// SMILES (see Entries): for a molecule read from the graph (registration
+// gets them from its chem call, chem.Input.Fingerprints).
 func Prepare(id, smiles, inchiKey string) ([]graph.SideEntry, error) {
 	f, err := chem.FingerprintsOf(smiles)
 	if err != nil {
