@@ -27,9 +27,9 @@ import (
 // The choice is made per execution with the counts the planner has (the
 // ski-rental rule of hashjoin.go): P's cost alone is estimated as the sum
 // of its patterns' counts (the store's per-predicate statistics); the
-// per-solution path runs until the solutions evaluated, at hashSeekCost
-// scanned triples each, would have paid for that, then P is evaluated
-// once and the rest are probed. So a left side of a few solutions keeps
+// per-solution path runs until the solutions evaluated, each at one
+// lookup (hashSeekCost scanned triples) per pattern of P, would have paid
+// for that, then P is evaluated once and the rest are probed. So a left side of a few solutions keeps
 // its lookups, and a large one pays at most about twice the better choice.
 //
 // Keys are the terms themselves (fastGroupKey forms, termKey strings for
@@ -266,7 +266,7 @@ func (ex *exec) hashedRight(n node, g gctx) *rowIndex {
 		return st.ix
 	}
 	st.lookups++
-	if float64(st.lookups)*hashSeekCost < st.cost {
+	if float64(st.lookups)*hashSeekCost*float64(patternCount(n)) < st.cost {
 		return nil
 	}
 	// P alone, within the memory budget (or not at all).
@@ -326,6 +326,20 @@ func (ex *exec) substInvariant(n node) bool {
 		return true
 	}
 	return false
+}
+
+// patternCount is the number of triple patterns of n (a substituted
+// evaluation looks each up at least once).
+func patternCount(n node) int {
+	switch x := n.(type) {
+	case *nBGP:
+		return len(x.pats)
+	case *nJoin:
+		return patternCount(x.l) + patternCount(x.r)
+	case *nFilter:
+		return patternCount(x.p)
+	}
+	return 1
 }
 
 // aloneCost estimates the triples read to evaluate n alone: the sum of
