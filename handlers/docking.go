@@ -404,10 +404,11 @@ func (s *Server) dockingResults(w http.ResponseWriter, r *http.Request) error {
 		}
 		res.dockingMode = res.Modes[0]
 		for _, iso := range lr.Isomers {
-			res.Isomers = append(res.Isomers, dockingIsomer{SMILES: iso.SMILES, InChIKey: iso.InChIKey, Affinity: iso.Affinity, Error: iso.Error})
+			v := dockingIsomer{SMILES: iso.SMILES, InChIKey: iso.InChIKey, Affinity: iso.Affinity, Error: iso.Error}
+			res.Isomers = append(res.Isomers, v)
 			res.StereoisomersTotal = iso.Total
 			if iso.Index == poses[0].Isomer {
-				res.Isomer = &res.Isomers[len(res.Isomers)-1]
+				res.Isomer = &v
 			}
 		}
 		results = append(results, res)
