@@ -55,7 +55,8 @@ type RescoreResult struct {
 	// PDBQT it reproduces the run).
 	LigandPDBQT []byte
 	// SDF is the optimised pose as SDF (local_only of a pose or an SDF
-	// ligand: the molecule with all its atoms); MovedRMSD its heavy-atom
+	// ligand: the molecule with all its atoms; nil when vina's output
+	// cannot be mapped back to it); MovedRMSD its heavy-atom
 	// RMSD from the input pose (local_only).
 	SDF       []byte
 	MovedRMSD *float64
@@ -211,7 +212,7 @@ func (t *Task) Rescore(ctx context.Context, req RescoreRequest) (*RescoreResult,
 					{Name: "scoring", Value: r.Scoring}, {Name: "receptor", Value: receptor.ID}})
 			}
 			if err != nil {
-				return nil, fmt.Errorf("rescore: optimised pose: %w", err)
+				out.SDF = nil // the score stands; pose_pdbqt still has the pose
 			}
 		}
 	}
