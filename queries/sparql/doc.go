@@ -20,7 +20,9 @@
 // variables are bound, and when the source is a NumericRanger (the native
 // store's numeric index) a pattern "?s <p> ?o" whose object those filters
 // bound by numeric comparisons with constants is read by a range scan
-// (the filters still run: the range only prunes). The evaluator is still
+// (the filters still run: the range only prunes; with columns and folded
+// values, only a range under 1/16 of the predicate is, since a column read
+// with a folded filter is far cheaper per triple). The evaluator is still
 // tuple-at-a-time and push-based: every operator calls the next one for
 // each solution, a row of decoded terms (type row), so solutions flow from
 // the source to the result writer without intermediate tables, except
