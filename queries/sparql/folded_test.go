@@ -341,19 +341,24 @@ func TestFoldedReadsNoTerms(t *testing.T) {
 		{"SELECT ?m ?qed WHERE { ?m :qed ?qed ; :smiles ?s } ORDER BY DESC(?qed) LIMIT 3", 6},
 		{"SELECT ?h (AVG(?mw) AS ?a) (MAX(?mw) AS ?x) WHERE { ?m :heavy ?h ; :mw ?mw } GROUP BY ?h", 20 + 20},
 	} {
-		res, err := Run(context.Background(), st, pre+tc.q, "", Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ex := res.ex
-		if _, err := res.All(); err != nil {
-			t.Fatal(err)
-		}
-		if ex.folds == 0 {
-			t.Errorf("%s: no value read from the value column", tc.q)
-		}
-		if ex.decodes > tc.maxDecs {
-			t.Errorf("%s: %d terms decoded by the evaluator, want <= %d", tc.q, ex.decodes, tc.maxDecs)
+		// Registered search procedures the query does not call change
+		// nothing (the service always registers some).
+		procs := Procedures{"http://example.org/contains": &substringProc{src: st}}
+		for _, opts := range []Options{{}, {Procedures: procs}} {
+			res, err := Run(context.Background(), st, pre+tc.q, "", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ex := res.ex
+			if _, err := res.All(); err != nil {
+				t.Fatal(err)
+			}
+			if ex.folds == 0 {
+				t.Errorf("%s (%d procedures): no value read from the value column", tc.q, len(opts.Procedures))
+			}
+			if ex.decodes > tc.maxDecs {
+				t.Errorf("%s: %d terms decoded by the evaluator, want <= %d", tc.q, ex.decodes, tc.maxDecs)
+			}
 		}
 	}
 }

@@ -504,9 +504,10 @@ func sortedSlots(s varSet) []int {
 // planLazy sets pl.lazy: the join-only and value-read variables of b
 // (bound to unusedTerm and to their ids), but those of steps
 // read by numeric range scans (which bind values) and those of a BGP
-// with procedure calls.
+// with procedure calls (evaluated as calls and a BGP of the other
+// patterns, a new nBGP that no variable's analysis names).
 func (ex *exec) planLazy(b *nBGP, pl *bgpPlan) {
-	if !ex.cols || len(ex.procs) > 0 {
+	if !ex.cols {
 		return
 	}
 	var lazy []bool
