@@ -8,12 +8,12 @@ ADDR     ?= :8080
 DATA     ?= ./data
 FUZZTIME ?= 20s
 # Debian packages the build and the tests use: RDKit, InChI and jemalloc
-# (the C allocator, see chem/cgo.go) for package chem (cgo), Vina and Open Babel for docking, rapper to check our Turtle,
+# (the C allocator, see chem/cgo.go) for package chem (cgo), Vina, Open Babel and PDB2PQR with PROPKA for docking, rapper to check our Turtle,
 # RDKit's Python bindings (with numpy) as an independent reference in tests,
 # Psi4 to make fresh logs for the Psi4 parser's tests, and real SPARQL
 # clients (SPARQLWrapper, rdflib, roqet) for the endpoint's tests, and
 # headless Chromium to drive the query page once.
-APT_PKGS := build-essential librdkit-dev libinchi-dev libjemalloc-dev libboost-dev autodock-vina openbabel raptor2-utils python3-rdkit psi4 nwchem xtb python3-cclib \
+APT_PKGS := build-essential librdkit-dev libinchi-dev libjemalloc-dev libboost-dev autodock-vina openbabel pdb2pqr python3-propka raptor2-utils python3-rdkit psi4 nwchem xtb python3-cclib \
             python3-rdflib python3-sparqlwrapper rasqal-utils rdkit-data chromium
 APT_PKGS += plip  # docking/interact cross-checks its interactions against plip 2.2.2
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -23,7 +23,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHACL_ENGINE := $(HOME)/.cache/molgraph/shacl-engine
 OXIGRAPH     := $(HOME)/.cache/molgraph/oxigraph
 
-.PHONY: all deps build run test test-race test-scale bench bench-batch bench-docking bench-load bench-search bench-sparql fuzz vet fmt clean
+.PHONY: all deps build run test test-race test-scale bench bench-batch bench-docking bench-receptor-routes bench-load bench-search bench-sparql fuzz vet fmt clean
 
 all: build
 
@@ -103,6 +103,13 @@ bench-batch: build
 # seeds: wall time, service overhead, CPU use, affinities (see the script).
 bench-docking: build
 	jobs/docking/bench.sh
+
+# The two receptor preparation routes (PDB2PQR+PROPKA at pH 7.4, Open
+# Babel alone) side by side on the docking corpus's receptors: crystal-pose
+# vina --score_only and redocking (exhaustiveness 8, seed 42) with the top
+# pose's RMSD; 8 dockings, ~15 min on 2 idle cores (docking/routes_bench_test.go).
+bench-receptor-routes: deps
+	MOLGRAPH_BENCH_ROUTES=1 $(GO) test -count=1 -v -timeout 120m -run '^TestReceptorRoutes$$' ./docking/ | grep -v -e '^=== '
 
 # The service under a mixed load on loopback: molgraph serve on a fresh
 # data dir, CLIENTS clients (each with its own key) for DURATION: reads

@@ -5,10 +5,14 @@
 //
 //   - PrepareReceptor: an uploaded PDB is cleaned (waters and non-polymer
 //     HETATM residues removed unless kept by option, one alternate location
-//     per atom, first MODEL only), then Open Babel's command line adds
-//     hydrogens and writes a rigid receptor PDBQT (obabel -xr -h, run with an
-//     argument list, a timeout and a private temporary directory). Residue
-//     numbers and chains are kept. A PDBQT upload is validated and used as is.
+//     per atom, first MODEL only), then protonated at a pH (default 7.4) by
+//     PDB2PQR with PROPKA and written as a rigid receptor PDBQT by Open
+//     Babel without adding hydrogens (obabel -xr); when PDB2PQR fails (a
+//     residue it has no template for, an error, its time limit) Open Babel
+//     adds the hydrogens itself (obabel -xr -h), and the Preparation record
+//     says which route was taken and why (tool, version, pH, argument
+//     lists). Residue numbers and chains are kept. A PDBQT upload is
+//     validated and used as is.
 //   - FindPockets: a LIGSITE-style grid buriedness detector (protein-solvent-
 //     protein events along 7 directions), clustering of buried grid points,
 //     ranking, and a docking box per pocket.
@@ -28,9 +32,10 @@
 // tree, Meeko remarks) produces a Ligand (name + PDBQT bytes), which is all
 // the runner needs.
 //
-// External programs: vina (Debian autodock-vina 1.2.3) and obabel (Debian
-// openbabel 3.1.1). Their behaviour here is recorded in
-// ../shared/docking-corpus/README.md. Both run through package subproc:
+// External programs: vina (Debian autodock-vina 1.2.3), obabel (Debian
+// openbabel 3.1.1) and pdb2pqr30 (Debian pdb2pqr 3.5.2 with python3-propka
+// 3.5). Their behaviour here is recorded in
+// ../shared/docking-corpus/README.md. All run through package subproc:
 // argument lists only, their own process group (killed on timeout or
 // cancellation), a parent-death signal (no vina outlives a server killed
 // with SIGKILL), bounded captured output, and working directories under

@@ -31,12 +31,19 @@ type ReceptorOptions struct {
 	// KeepMetals keeps single-atom metal ions Vina can score (Zn, Mg, Mn,
 	// Ca, Fe, Co, Ni, Cu) even when KeepHetero is false.
 	KeepMetals bool
-	// Obabel is the obabel binary ("" = "obabel" from PATH).
-	Obabel string
-	// Timeout bounds the obabel run; 0 means 2 minutes.
+	// Route is how a PDB is protonated: RoutePDB2PQR or RouteObabel (""
+	// means DefaultRoute).
+	Route string
+	// PH is the pH of protonation (nil: DefaultPH); it must be in
+	// [MinPH, MaxPH].
+	PH *float64
+	// Obabel is the obabel binary ("" = "obabel" from PATH), PDB2PQR the
+	// pdb2pqr binary ("" = "pdb2pqr30" from PATH).
+	Obabel, PDB2PQR string
+	// Timeout bounds each program run (pdb2pqr, obabel); 0 means 2 minutes.
 	Timeout time.Duration
-	// TempDirs is where obabel's working directory is made (nil: under
-	// subproc.DefaultRoot).
+	// TempDirs is where the programs' working directories are made (nil:
+	// under subproc.DefaultRoot).
 	TempDirs *subproc.TempDirs
 }
 
@@ -55,7 +62,9 @@ type Receptor struct {
 	Removed        map[string]int
 	AltLocsDropped int
 	Source         string // "pdb" (prepared here) or "pdbqt" (used as uploaded)
-	Warnings       []string
+	// Preparation is how a PDB upload was prepared (nil for a PDBQT).
+	Preparation *Preparation
+	Warnings    []string
 }
 
 // Bounds on uploads.
@@ -84,10 +93,22 @@ var modifiedResidues = map[string]bool{
 
 // PrepareReceptor turns an uploaded PDB or PDBQT into a docking-ready
 // receptor. A PDBQT is validated (rigid, Vina atom types) and used as is.
-// A PDB goes through CleanPDB and then `obabel -ipdb -xr -h -opdbqt`
-// (hydrogens are required: without them the corpus crystal pose of 1iep
-// scores -11.74 instead of -12.51); residue numbers and chains are kept
-// (checked after conversion). Errors: ErrInvalidReceptor, ErrEngine
+// A PDB goes through CleanPDB and then one of two routes (opt.Route):
+//
+//   - RoutePDB2PQR (the default): PDB2PQR with PROPKA protonates at opt.PH,
+//     then `obabel -ipdb -xr -opdbqt` writes the PDBQT from that file
+//     without adding hydrogens. Open Babel writes the PDBQT on both routes
+//     (rather than a writer of ours) so that the routes differ only in
+//     their hydrogens and the AutoDock typing is the one the fallback
+//     uses. When PDB2PQR fails (missing, error, time limit, a residue it
+//     has no template for, residues changed) the Open Babel route is taken
+//     instead, and Preparation.Fallback and a warning say why.
+//   - RouteObabel: `obabel -ipdb -xr -h -opdbqt` (hydrogens are required:
+//     without them the corpus crystal pose of 1iep scores -11.74 instead
+//     of -12.51); Open Babel has no pKa model, so the pH is not applied.
+//
+// Residue numbers and chains are kept (checked after each program).
+// Errors: ErrInvalidReceptor, ErrInvalidParams (route, pH), ErrEngine
 // (obabel missing), ErrTimeout.
 func PrepareReceptor(ctx context.Context, data []byte, opt ReceptorOptions) (*Receptor, error) {
 	format := strings.ToLower(opt.Format)
@@ -110,13 +131,51 @@ func PrepareReceptor(ctx context.Context, data []byte, opt ReceptorOptions) (*Re
 	default:
 		return nil, fmt.Errorf("docking: receptor: %w: unknown format %q", ErrInvalidReceptor, opt.Format)
 	}
+	prep := &Preparation{Route: opt.Route, PH: DefaultPH}
+	if prep.Route == "" {
+		prep.Route = DefaultRoute
+	}
+	if opt.PH != nil {
+		prep.PH = *opt.PH
+	}
+	if prep.Route != RoutePDB2PQR && prep.Route != RouteObabel {
+		return nil, fmt.Errorf("docking: receptor: %w: unknown route %q", ErrInvalidParams, prep.Route)
+	}
+	if !ValidPH(prep.PH) {
+		return nil, fmt.Errorf("docking: receptor: %w: pH %v not in [%v, %v]", ErrInvalidParams, prep.PH, MinPH, MaxPH)
+	}
 	clean, err := CleanPDB(data, opt)
 	if err != nil {
 		return nil, err
 	}
-	out, err := obabelReceptor(ctx, clean.PDB, opt)
-	if err != nil {
-		return nil, err
+	var warnings []string
+	var out []byte
+	if prep.Route == RoutePDB2PQR {
+		protonated, step, ws, err := pdb2pqrProtonate(ctx, clean, prep.PH, opt)
+		if err == nil {
+			var ob Step
+			out, ob, err = obabelReceptor(ctx, protonated, false, opt)
+			if err == nil {
+				prep.Steps = []Step{step, ob}
+				warnings = ws
+			} else if ctx.Err() == nil {
+				err = fmt.Errorf("obabel on the PDB2PQR output: %w", err)
+			}
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			prep.Route, prep.Fallback = RouteObabel, err.Error()
+			warnings = append(warnings, fmt.Sprintf("protonation at pH %s not applied (%s): hydrogens added by Open Babel", FormatPH(prep.PH), err))
+		}
+	}
+	if prep.Route == RouteObabel {
+		var ob Step
+		if out, ob, err = obabelReceptor(ctx, clean.PDB, true, opt); err != nil {
+			return nil, err
+		}
+		prep.Steps = []Step{ob}
 	}
 	m, err := CheckReceptorPDBQT(out)
 	if err != nil {
@@ -124,9 +183,11 @@ func PrepareReceptor(ctx context.Context, data []byte, opt ReceptorOptions) (*Re
 	}
 	r := summarize(m, out)
 	r.Source = "pdb"
+	r.Preparation = prep
 	r.Removed = clean.Removed
 	r.AltLocsDropped = clean.AltLocsDropped
 	r.Warnings = append(r.Warnings, clean.Warnings...)
+	r.Warnings = append(r.Warnings, warnings...)
 	// Open Babel must keep the residue numbering (`-p` would renumber).
 	if !slices.Equal(residueKeys(m.Atoms), clean.residues) {
 		return nil, fmt.Errorf("docking: receptor: %w: obabel changed the residues (%d in, %d out)",
@@ -291,7 +352,8 @@ func CleanPDB(data []byte, opt ReceptorOptions) (*CleanedPDB, error) {
 			return nil, fmt.Errorf("docking: clean pdb: %w: line %d: bad residue number %q", ErrInvalidReceptor, lineNo, l[22:26])
 		}
 		for _, c := range []string{l[30:38], l[38:46], l[46:54]} {
-			if _, err := strconv.ParseFloat(strings.TrimSpace(c), 64); err != nil {
+			// ParseFloat takes "NaN" and "Inf": no program downstream should see them.
+			if v, err := strconv.ParseFloat(strings.TrimSpace(c), 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("docking: clean pdb: %w: line %d: bad coordinate %q", ErrInvalidReceptor, lineNo, c)
 			}
 		}
@@ -409,54 +471,61 @@ func CleanPDB(data []byte, opt ReceptorOptions) (*CleanedPDB, error) {
 	return out, nil
 }
 
-// obabelReceptor runs `obabel -ipdb in.pdb -xr -h -opdbqt -O out.pdbqt` in
-// a private temporary directory (package subproc: killed with its process
-// group on timeout or cancellation, and when the server dies).
-func obabelReceptor(ctx context.Context, pdb []byte, opt ReceptorOptions) ([]byte, error) {
+// obabelReceptor runs `obabel -ipdb in.pdb -xr [-h] -opdbqt -O out.pdbqt`
+// in a private temporary directory (package subproc: killed with its
+// process group on timeout or cancellation, and when the server dies) and
+// returns the PDBQT and the step (addH: -h, Open Babel adds hydrogens).
+func obabelReceptor(ctx context.Context, pdb []byte, addH bool, opt ReceptorOptions) ([]byte, Step, error) {
 	bin := opt.Obabel
 	if bin == "" {
 		bin = "obabel"
 	}
+	args := []string{"-ipdb", "in.pdb", "-xr"}
+	if addH {
+		args = append(args, "-h")
+	}
+	args = append(args, "-opdbqt", "-O", "out.pdbqt")
+	step := Step{Tool: "Open Babel", Args: append([]string{filepath.Base(bin)}, args...)}
 	full, err := exec.LookPath(bin)
 	if err != nil {
-		return nil, fmt.Errorf("docking: obabel: %w: %v", ErrEngine, err)
+		return nil, step, fmt.Errorf("docking: obabel: %w: %v", ErrEngine, err)
 	}
+	step.Version = ObabelVersion(ctx, full)
 	timeout := opt.Timeout
 	if timeout == 0 {
 		timeout = obabelTimeout
 	}
 	dir, err := opt.TempDirs.Make("obabel")
 	if err != nil {
-		return nil, fmt.Errorf("docking: obabel: %w", err)
+		return nil, step, fmt.Errorf("docking: obabel: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	in, out := filepath.Join(dir, "in.pdb"), filepath.Join(dir, "out.pdbqt")
-	if err := os.WriteFile(in, pdb, 0o600); err != nil {
-		return nil, fmt.Errorf("docking: obabel: %w", err)
+	if err := os.WriteFile(filepath.Join(dir, "in.pdb"), pdb, 0o600); err != nil {
+		return nil, step, fmt.Errorf("docking: obabel: %w", err)
 	}
-	res, err := subproc.Run(ctx, subproc.Cmd{Path: full, Args: []string{"-ipdb", in, "-xr", "-h", "-opdbqt", "-O", out},
+	res, err := subproc.Run(ctx, subproc.Cmd{Path: full, Args: args,
 		Dir: dir, Timeout: timeout, MaxStdout: obabelMessages, MaxStderr: obabelMessages})
 	msg := strings.TrimSpace(string(res.Stderr) + "\n" + string(res.Stdout))
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
-		return nil, ctx.Err()
+		return nil, step, ctx.Err()
 	case errors.Is(err, subproc.ErrTimeout):
-		return nil, fmt.Errorf("docking: obabel: %w: longer than %v", ErrTimeout, timeout)
+		return nil, step, fmt.Errorf("docking: obabel: %w: longer than %v", ErrTimeout, timeout)
 	case errors.Is(err, subproc.ErrStart):
-		return nil, fmt.Errorf("docking: obabel: %w: %v", ErrEngine, err)
+		return nil, step, fmt.Errorf("docking: obabel: %w: %v", ErrEngine, err)
 	default:
 		var status any = err
 		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 			status = ee.ProcessState
 		}
-		return nil, fmt.Errorf("docking: obabel: %w: %v: %s", ErrInvalidReceptor, status, msg)
+		return nil, step, fmt.Errorf("docking: obabel: %w: %v: %s", ErrInvalidReceptor, status, msg)
 	}
-	b, err := os.ReadFile(out)
+	b, err := os.ReadFile(filepath.Join(dir, "out.pdbqt"))
 	if err != nil || len(b) == 0 {
-		return nil, fmt.Errorf("docking: obabel: %w: no output (%s)", ErrInvalidReceptor, msg)
+		return nil, step, fmt.Errorf("docking: obabel: %w: no output (%s)", ErrInvalidReceptor, msg)
 	}
-	return b, nil
+	return b, step, nil
 }
 
 // obabelVersions caches ObabelVersion's answers by binary.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,7 +71,7 @@ func pdbResidues(b []byte) map[string]bool {
 }
 
 // TestPrepareReceptor1iep: the H-stripped 1iep receptor (a raw crystal
-// structure stand-in) through PrepareReceptor must give exactly the corpus
+// structure stand-in) through PrepareReceptor's Open Babel route must give exactly the corpus
 // rec_B file (`obabel noH.pdb -xr -h -opdbqt`, README section 4: 471 HD
 // atoms, score_only -12.513 - checked in TestScoreOnlyPublished), with the
 // residue numbering of the input (MET A 225 first).
@@ -78,7 +79,7 @@ func TestPrepareReceptor1iep(t *testing.T) {
 	needObabel(t)
 	in := readCorpus(t, "derived/1iep_receptor_noH.pdb")
 	start := time.Now()
-	r, err := PrepareReceptor(context.Background(), in, ReceptorOptions{})
+	r, err := PrepareReceptor(context.Background(), in, ReceptorOptions{Route: RouteObabel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +91,10 @@ func TestPrepareReceptor1iep(t *testing.T) {
 	}
 	if r.PolarH != 471 || r.Source != "pdb" || len(r.Chains) != 1 || r.Chains[0] != "A" {
 		t.Errorf("HD %d (want 471), source %s, chains %v", r.PolarH, r.Source, r.Chains)
+	}
+	if p := r.Preparation; p == nil || p.Route != RouteObabel || p.Fallback != "" || len(p.Steps) != 1 ||
+		!slices.Equal(p.Steps[0].Args, []string{"obabel", "-ipdb", "in.pdb", "-xr", "-h", "-opdbqt", "-O", "out.pdbqt"}) {
+		t.Errorf("preparation %+v", p)
 	}
 	if n := len(pdbResidues(in)); r.Residues != n {
 		t.Errorf("%d residues, input has %d", r.Residues, n)
@@ -114,10 +119,11 @@ func TestPrepareReceptor1iep(t *testing.T) {
 // altloc kept, and every residue of the Vina repository's prepared receptor
 // (5x72_receptor.pdbqt) present with the same heavy atoms. Ours also keeps
 // LYS A 29, whose side chain is missing in the crystal (REMARK 470) and
-// which the repository's preparation dropped.
+// which the repository's preparation dropped. (Open Babel route: PDB2PQR
+// would rebuild that side chain.)
 func TestPrepareReceptor5x72Raw(t *testing.T) {
 	needObabel(t)
-	r, err := PrepareReceptor(context.Background(), readCorpus(t, "vina-examples/5x72/5x72.pdb"), ReceptorOptions{})
+	r, err := PrepareReceptor(context.Background(), readCorpus(t, "vina-examples/5x72/5x72.pdb"), ReceptorOptions{Route: RouteObabel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +166,7 @@ func TestPrepareReceptor5x72Raw(t *testing.T) {
 		t.Errorf("LYS A29 has %d heavy atoms, want 5 (N CA C O CB)", ours["LYS A29"])
 	}
 
-	kept, err := PrepareReceptor(context.Background(), readCorpus(t, "vina-examples/5x72/5x72.pdb"), ReceptorOptions{KeepHetero: true})
+	kept, err := PrepareReceptor(context.Background(), readCorpus(t, "vina-examples/5x72/5x72.pdb"), ReceptorOptions{KeepHetero: true, Route: RouteObabel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,14 +196,14 @@ func TestPrepareReceptorMetals(t *testing.T) {
 		}
 		return n
 	}
-	r, err := PrepareReceptor(context.Background(), in, ReceptorOptions{KeepMetals: true})
+	r, err := PrepareReceptor(context.Background(), in, ReceptorOptions{KeepMetals: true, Route: RouteObabel})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if count(r, "Zn") != 2 || count(r, "Ca") != 4 || r.Removed["HTA"] != 1 || r.Removed["ZN"] != 0 {
 		t.Errorf("KeepMetals: Zn %d Ca %d removed %v", count(r, "Zn"), count(r, "Ca"), r.Removed)
 	}
-	plain, err := PrepareReceptor(context.Background(), in, ReceptorOptions{})
+	plain, err := PrepareReceptor(context.Background(), in, ReceptorOptions{Route: RouteObabel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,6 +239,8 @@ func TestReceptorPDBQTInput(t *testing.T) {
 		"waters only":        {[]byte("HETATM    1  O   HOH A   1      57.964  28.718  30.981  1.00  0.00           O\n"), "pdb"},
 		"short pdb":          {[]byte("ATOM      1  N   MET A 225      19.353\n"), "pdb"},
 		"bad coordinate":     {[]byte("ATOM      1  N   MET A 225      19.353  41.5x7  -3.887  1.00  0.00           N\n"), "pdb"},
+		"NaN coordinate":     {[]byte("ATOM      1  N   MET A 225         NaN  41.507  -3.887  1.00  0.00           N\n"), "pdb"},
+		"Inf coordinate":     {[]byte("ATOM      1  N   MET A 225      19.353    -Inf  -3.887  1.00  0.00           N\n"), "pdb"},
 		"unknown format":     {in, "mol2"},
 	} {
 		if _, err := PrepareReceptor(ctx, tc.data, ReceptorOptions{Format: tc.format}); !errors.Is(err, ErrInvalidReceptor) {
@@ -253,7 +261,7 @@ func TestReceptorPDBQTInput(t *testing.T) {
 			t.Errorf("DetectReceptorFormat(%s) = %s, want %s", rel, got, want)
 		}
 	}
-	if _, err := PrepareReceptor(ctx, readCorpus(t, "derived/1iep_receptor_noH.pdb"), ReceptorOptions{Obabel: "/nonexistent/obabel"}); !errors.Is(err, ErrEngine) {
+	if _, err := PrepareReceptor(ctx, readCorpus(t, "derived/1iep_receptor_noH.pdb"), ReceptorOptions{Obabel: "/nonexistent/obabel", Route: RouteObabel}); !errors.Is(err, ErrEngine) {
 		t.Errorf("missing obabel: %v", err)
 	}
 }

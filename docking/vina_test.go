@@ -41,25 +41,33 @@ func TestVinaVersion(t *testing.T) {
 
 // TestScoreOnlyPublished: vina --score_only of the crystal imatinib pose
 // (the Vina repository's Meeko ligand) is -12.513 kcal/mol with the Vina
-// repository's receptor and with `obabel -xr -h` on the H-stripped
-// receptor (corpus README section 4, rows "1iep_receptor.pdbqt" and rec_B).
-// Our PrepareReceptor is that obabel route, so it must give the same score.
+// repository's receptor, with `obabel -xr -h` on the H-stripped receptor
+// and with PDB2PQR at pH 7.4 then `obabel -xr` (corpus README section 4,
+// rows "1iep_receptor.pdbqt", rec_B and rec_E). PrepareReceptor's two
+// routes are those, so both must give the same score.
 func TestScoreOnlyPublished(t *testing.T) {
 	v := newVina(t)
 	lig := Ligand{Name: "imatinib", PDBQT: readCorpus(t, "vina-examples/1iep/1iep_ligand.pdbqt")}
-	rec, err := PrepareReceptor(context.Background(), readCorpus(t, "derived/1iep_receptor_noH.pdb"), ReceptorOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	ours := filepath.Join(dir, "ours.pdbqt")
-	if err := os.WriteFile(ours, rec.PDBQT, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ name, path string }{
+	cases := []struct{ name, path string }{
 		{"vina repo receptor", filepath.Join(corpus(t), "vina-examples/1iep/1iep_receptor.pdbqt")},
-		{"PrepareReceptor(noH.pdb)", ours},
-	} {
+	}
+	for _, route := range []string{RouteObabel, RoutePDB2PQR} {
+		rec, err := PrepareReceptor(context.Background(), readCorpus(t, "derived/1iep_receptor_noH.pdb"), ReceptorOptions{Route: route})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Preparation.Route != route {
+			t.Logf("route %s not taken (%s): is pdb2pqr installed?", route, rec.Preparation.Fallback)
+			continue
+		}
+		ours := filepath.Join(dir, route+".pdbqt")
+		if err := os.WriteFile(ours, rec.PDBQT, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct{ name, path string }{"PrepareReceptor(noH.pdb), route " + route, ours})
+	}
+	for _, tc := range cases {
 		s, err := v.ScoreOnly(context.Background(), tc.path, lig)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)

@@ -71,8 +71,7 @@ import (
 
 // The fixes that pending cases wait for (issue 15; one helper each).
 const (
-	fixQMBounds   = "h-gql (a judgement): a Gaussian log whose first orientation has 800,000 atoms is stored (201, 57 MB blob, 0.6 s, memory bounded); bound the atoms or drop this case"
-	fixReceptorPH = "unassigned (handlers/receptors): ph is not range-checked (ph=99 and ph=NaN accepted)"
+	fixQMBounds = "h-gql (a judgement): a Gaussian log whose first orientation has 800,000 atoms is stored (201, 57 MB blob, 0.6 s, memory bounded); bound the atoms or drop this case"
 )
 
 // hostileCase is one hostile request and what its answer must be.
@@ -502,6 +501,19 @@ func (e *hostileEnv) run(t *testing.T, c hostileCase) {
 		return
 	}
 	checkHostileAnswer(t, c, resp, data)
+}
+
+// problemNaming is a check: the answer has the status and is a problem
+// whose first field error names field.
+func problemNaming(status int, field string) func(t *testing.T, resp *http.Response, body []byte) {
+	return func(t *testing.T, resp *http.Response, body []byte) {
+		t.Helper()
+		checkHostileAnswer(t, hostileCase{status: status}, resp, body)
+		var p Problem
+		if err := json.Unmarshal(body, &p); err != nil || len(p.Errors) == 0 || p.Errors[0].Field != field {
+			t.Errorf("the problem does not name the field %q: %s", field, body)
+		}
+	}
 }
 
 // checkHostileAnswer checks the status class and the problem body.
@@ -1073,8 +1085,8 @@ func specificCases(t *testing.T) []hostileCase {
 	add(
 		hostileCase{name: "receptor/garbage", route: postRec, body: recGarbage, ctype: recGarbageCT, status: 422},
 		hostileCase{name: "receptor/empty", route: postRec, body: recEmpty, ctype: recEmptyCT},
-		hostileCase{name: "receptor/ph-99", route: postRec, body: recPH, ctype: recPHCT, status: 400, pending: fixReceptorPH},
-		hostileCase{name: "receptor/ph-NaN", route: postRec, body: recPHs, ctype: recPHsCT, status: 400, pending: fixReceptorPH},
+		hostileCase{name: "receptor/ph-99", route: postRec, body: recPH, ctype: recPHCT, check: problemNaming(400, "ph")},
+		hostileCase{name: "receptor/ph-NaN", route: postRec, body: recPHs, ctype: recPHsCT, check: problemNaming(400, "ph")},
 		hostileCase{name: "receptor/keep_hetero-maybe", route: postRec, body: recHet, ctype: recHetCT, status: 400},
 		hostileCase{name: "receptor/50MiB-line", route: postRec, body: recLine, ctype: recLineCT, within: 20 * time.Second, maxRSS: 400},
 		hostileCase{name: "receptor/nan-coordinates", route: postRec, body: recCoords, ctype: recCoordsCT},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/molgraph/molgraph/admission"
 	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/docking"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/queries/sparql"
 
@@ -97,6 +98,9 @@ func (s *Server) limits() []limit {
 		{name: "graphql_max_fragment_spreads", help: "Most distinct GraphQL fragments spread into one selection (400 query_too_complex).", value: float64(gl.MaxFragmentSpreads)},
 		{name: "json_max_depth", help: "Deepest nesting of a JSON request body (400 invalid_request).", value: MaxJSONDepth},
 	}
+	out = append(out,
+		limit{name: "receptor_min_ph", help: "Lowest ph of a receptor upload (400 invalid_request naming ph).", value: docking.MinPH},
+		limit{name: "receptor_max_ph", help: "Highest ph of a receptor upload (400 invalid_request naming ph).", value: docking.MaxPH})
 	if s.cfg.Molecules.MaxBatchRecords > 0 {
 		out = append(out, limit{name: "batch_max_records", help: "Most records in one batch upload (413 batch_too_large).",
 			value: float64(s.cfg.Molecules.MaxBatchRecords)})

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -53,8 +54,18 @@ func receptorSchemas() map[string]Schema {
 						"center": vec, "size": vec, "score": Schema{"type": "number", "description": "Pocket volume, Å³."}}}},
 				"source":   file,
 				"prepared": file,
-				"tool": Schema{"type": "object", "properties": Schema{
-					"name": Schema{"type": "string"}, "version": Schema{"type": "string"}, "command": Schema{"type": "string"}}},
+				"preparation": Schema{"type": "object", "required": []string{"route", "ph", "steps"},
+					"description": "How a PDB upload became the PDBQT (absent for a PDBQT upload, used as is).",
+					"properties": Schema{
+						"route": Schema{"type": "string", "enum": []string{docking.RoutePDB2PQR, docking.RouteObabel},
+							"description": "The route taken: pdb2pqr (PDB2PQR with PROPKA at ph, then Open Babel without adding hydrogens) or obabel (Open Babel adds the hydrogens; ph not applied)."},
+						"ph":       Schema{"type": "number", "minimum": docking.MinPH, "maximum": docking.MaxPH, "description": "The pH asked for."},
+						"fallback": Schema{"type": "string", "description": "Why the pdb2pqr route was asked for and not taken."},
+						"steps": Schema{"type": "array", "items": Schema{"type": "object", "required": []string{"tool", "arguments"}, "properties": Schema{
+							"tool": Schema{"type": "string"}, "version": Schema{"type": "string"},
+							"arguments": Schema{"type": "array", "items": Schema{"type": "string"},
+								"description": "The command line as run, the program name first (file names relative to the run's private directory)."}}}},
+					}},
 				"warnings":   Schema{"type": "array", "items": Schema{"type": "string"}},
 				"created_at": Schema{"type": "string", "format": "date-time"},
 				"links":      Schema{"type": "object", "additionalProperties": Schema{"type": "string"}},
@@ -69,15 +80,23 @@ func (s *Server) receptorRoutes() []Route {
 			Method: http.MethodPost, Pattern: "/v1/receptors", Scope: auth.ScopeWrite, Handle: s.postReceptor,
 			Doc: Doc{Tag: "docking", Summary: "Upload a receptor (PDB or PDBQT) and detect its pockets",
 				Description: "A PDB is prepared for docking: waters and hetero groups removed (unless keep_hetero / keep_metals), " +
-					"one alternate location, hydrogens added and AutoDock types written by Open Babel (obabel -xr -h), residue numbers kept. " +
-					"A PDBQT is validated and used as is. The same file bytes with the same options give the same id: " +
-					"a second upload answers 200 with the stored record. Bad input is 422 invalid_receptor and nothing is stored.",
+					"one alternate location, then protonated at ph by PDB2PQR with PROPKA (route pdb2pqr, the default) and written " +
+					"as PDBQT by Open Babel (obabel -xr, no hydrogens added); when PDB2PQR fails (e.g. a residue it has no template for) " +
+					"Open Babel adds the hydrogens instead (route obabel, obabel -xr -h) and the record's preparation.fallback says why. " +
+					"Chains and residue numbers are kept. The route, pH and command lines are in preparation (JSON and graph). " +
+					"A PDBQT is validated and used as is (ph and route do not apply). The same file bytes with the same options give the same id: " +
+					"a second upload answers 200 with the stored record. A ph or route out of bounds is 400 naming the field; " +
+					"a bad structure is 422 invalid_receptor; nothing is stored.",
 				Request: &Body{Required: true, Content: map[string]Schema{"multipart/form-data": {"type": "object", "required": []string{"file"},
 					"properties": Schema{
 						"file":        Schema{"type": "string", "contentMediaType": "application/octet-stream"},
 						"name":        Schema{"type": "string"},
 						"keep_hetero": Schema{"type": "string", "enum": []string{"true", "false"}, "default": "false"},
 						"keep_metals": Schema{"type": "string", "enum": []string{"true", "false"}, "default": "false"},
+						"ph": Schema{"type": "string", "pattern": phSyntax.String(), "default": docking.FormatPH(docking.DefaultPH),
+							"description": "pH of protonation, a decimal number in [0, 14] (PDB uploads)."},
+						"route": Schema{"type": "string", "enum": []string{docking.RoutePDB2PQR, docking.RouteObabel}, "default": docking.DefaultRoute,
+							"description": "Protonation route for a PDB upload (see the description)."},
 					}}}},
 				Responses: []Response{
 					{Status: 201, Description: "The new receptor.", Content: jsonContent(ref("Receptor")),
@@ -115,16 +134,34 @@ type receptorUpload struct {
 	name       string
 	keepHetero bool
 	keepMetals bool
+	ph         float64 // in [docking.MinPH, docking.MaxPH]
+	route      string  // docking.RoutePDB2PQR or docking.RouteObabel
 }
 
 // readReceptorUpload reads the file part (required) and the name,
-// keep_hetero and keep_metals values.
+// keep_hetero, keep_metals, ph and route values.
 func readReceptorUpload(r *http.Request) (*receptorUpload, error) {
-	form, err := readFileForm(r, "the receptor (.pdb or .pdbqt)", "name", "keep_hetero", "keep_metals")
+	form, err := readFileForm(r, "the receptor (.pdb or .pdbqt)", "name", "keep_hetero", "keep_metals", "ph", "route")
 	if err != nil {
 		return nil, err
 	}
-	up := &receptorUpload{data: form.data, filename: form.filename, name: form.values["name"]}
+	up := &receptorUpload{data: form.data, filename: form.filename, name: form.values["name"],
+		ph: docking.DefaultPH, route: docking.DefaultRoute}
+	if v := form.values["ph"]; v != "" {
+		// strconv.ParseFloat also takes "NaN", "Inf" and hex floats: only
+		// plain decimals in range are a pH.
+		ph, err := strconv.ParseFloat(v, 64)
+		if err != nil || !phSyntax.MatchString(v) || !docking.ValidPH(ph) {
+			return nil, badRequest("ph", "%q is not a pH: a decimal number in [%v, %v]", truncate(v, 40), docking.MinPH, docking.MaxPH)
+		}
+		up.ph = ph
+	}
+	if v := form.values["route"]; v != "" {
+		if v != docking.RoutePDB2PQR && v != docking.RouteObabel {
+			return nil, badRequest("route", "%q is not a preparation route: %s or %s", truncate(v, 40), docking.RoutePDB2PQR, docking.RouteObabel)
+		}
+		up.route = v
+	}
 	if up.keepHetero, err = form.bool("keep_hetero"); err != nil {
 		return nil, err
 	}
@@ -134,12 +171,24 @@ func readReceptorUpload(r *http.Request) (*receptorUpload, error) {
 	return up, nil
 }
 
+// phSyntax is the form of a ph value: digits, optionally a decimal part.
+var phSyntax = regexp.MustCompile(`^[0-9]{1,2}(\.[0-9]{1,6})?$`)
+
+// truncate shortens s to at most n bytes for an error message.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
 // receptorID is the content address of an upload: the file's bytes and the
 // options that change the preparation (none for a PDBQT, used as is).
-func receptorID(data []byte, format string, keepHetero, keepMetals bool) string {
+func receptorID(data []byte, format string, up *receptorUpload) string {
 	h := sha256.New()
 	if format == "pdb" {
-		fmt.Fprintf(h, "molgraph receptor pdb keep_hetero=%t keep_metals=%t\n", keepHetero, keepMetals)
+		fmt.Fprintf(h, "molgraph receptor pdb keep_hetero=%t keep_metals=%t ph=%s route=%s\n",
+			up.keepHetero, up.keepMetals, docking.FormatPH(up.ph), up.route)
 	} else {
 		fmt.Fprintf(h, "molgraph receptor pdbqt\n")
 	}
@@ -157,10 +206,6 @@ func receptorLinks(id string) map[string]string {
 		"source": self + "/structure?format=pdb", "triples": self + "/triples"}
 }
 
-// obabelCommand is the preparation command docking.PrepareReceptor runs
-// (recorded as provenance).
-const obabelCommand = "obabel -ipdb -xr -h -opdbqt"
-
 func (s *Server) postReceptor(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.graphStore()
 	if err != nil {
@@ -172,7 +217,7 @@ func (s *Server) postReceptor(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	format := docking.DetectReceptorFormat(up.data)
-	id := receptorID(up.data, format, up.keepHetero, up.keepMetals)
+	id := receptorID(up.data, format, up)
 	iri := s.receptorIRI(id)
 
 	// The same upload was prepared before: answer with the stored record.
@@ -188,7 +233,7 @@ func (s *Server) postReceptor(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	prep, err := docking.PrepareReceptor(ctx, up.data, docking.ReceptorOptions{
-		Format: format, KeepHetero: up.keepHetero, KeepMetals: up.keepMetals, TempDirs: s.cfg.TempDirs})
+		Format: format, KeepHetero: up.keepHetero, KeepMetals: up.keepMetals, PH: &up.ph, Route: up.route, TempDirs: s.cfg.TempDirs})
 	if err != nil {
 		return err
 	}
@@ -225,7 +270,12 @@ func (s *Server) postReceptor(w http.ResponseWriter, r *http.Request) error {
 		prepSum := sha256.Sum256(prep.PDBQT)
 		rec.Prepared = ontology.ReceptorFile{Filename: stem + ".pdbqt", SHA256: hex.EncodeToString(prepSum[:]),
 			Bytes: int64(len(prep.PDBQT)), MediaType: ontology.MediaTypePDBQT}
-		rec.Tool = &ontology.ReceptorTool{Name: "Open Babel", Version: docking.ObabelVersion(ctx, ""), Command: obabelCommand}
+		if p := prep.Preparation; p != nil {
+			rec.Preparation = &ontology.ReceptorPreparation{Route: p.Route, PH: p.PH, Fallback: p.Fallback}
+			for _, st := range p.Steps {
+				rec.Preparation.Steps = append(rec.Preparation.Steps, ontology.ReceptorStep{Tool: st.Tool, Version: st.Version, Arguments: st.Args})
+			}
+		}
 	}
 	quads, err := ontology.ReceptorQuads(s.cfg.BaseIRI, id, &rec)
 	if err != nil {

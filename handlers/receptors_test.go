@@ -9,7 +9,9 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,7 +113,7 @@ func withoutRemarks(b []byte) string {
 
 // TestReceptorUpload1iep: the H-stripped 1iep receptor (a raw crystal
 // structure stand-in, docking-corpus README section 4) through POST
-// /v1/receptors with real Open Babel. References: the input PDB (heavy
+// /v1/receptors with real Open Babel (route=obabel). References: the input PDB (heavy
 // atoms, residues, chain A), the corpus rec_B file `obabel noH.pdb -xr -h
 // -opdbqt` (471 HD; the prepared structure must equal it), and the crystal
 // imatinib of 1iep_ligand.sdf (the top pocket within 4 Å, DCA).
@@ -124,7 +126,7 @@ func TestReceptorUpload1iep(t *testing.T) {
 	want := dockingCorpus(t, "derived/1iep_receptor_obabel_xr_h.pdbqt")
 	lig := sdfHeavyAtoms(t, dockingCorpus(t, "vina-examples/1iep/1iep_ligand.sdf"))
 
-	res := f.postReceptor(t, "1iep_receptor_noH.pdb", in, "name", "c-Abl kinase (1iep)")
+	res := f.postReceptor(t, "1iep_receptor_noH.pdb", in, "name", "c-Abl kinase (1iep)", "route", "obabel")
 	if res.Code != http.StatusCreated {
 		t.Fatalf("status %d: %s", res.Code, res.Body)
 	}
@@ -147,8 +149,10 @@ func TestReceptorUpload1iep(t *testing.T) {
 		t.Errorf("atoms %d (want %d heavy + 471 HD = %d), residues %d (want %d), chains %d (want 1)",
 			v.Atoms, len(inAtoms), len(wantAtoms), v.Residues, inResidues, v.Chains)
 	}
-	if v.Name != "c-Abl kinase (1iep)" || v.Format != "pdb" || v.Tool == nil || v.Tool.Name != "Open Babel" || v.Tool.Version == "" {
-		t.Errorf("name %q, format %q, tool %+v", v.Name, v.Format, v.Tool)
+	if p := v.Preparation; v.Name != "c-Abl kinase (1iep)" || v.Format != "pdb" || p == nil || p.Route != "obabel" || p.PH != 7.4 ||
+		p.Fallback != "" || len(p.Steps) != 1 || p.Steps[0].Tool != "Open Babel" || p.Steps[0].Version == "" ||
+		!reflect.DeepEqual(p.Steps[0].Arguments, []string{"obabel", "-ipdb", "in.pdb", "-xr", "-h", "-opdbqt", "-O", "out.pdbqt"}) {
+		t.Errorf("name %q, format %q, preparation %+v", v.Name, v.Format, v.Preparation)
 	}
 	if len(v.Pockets) == 0 {
 		t.Fatal("no pockets")
@@ -165,7 +169,7 @@ func TestReceptorUpload1iep(t *testing.T) {
 	if dca > 4 {
 		t.Errorf("p1 centre %v is %.1f Å from the crystal imatinib (want <= 4)", v.Pockets[0].Center, dca)
 	}
-	t.Logf("1iep: %d atoms, %d residues, %d pockets, p1 %+v (DCA %.1f Å), tool %+v", v.Atoms, v.Residues, len(v.Pockets), v.Pockets[0], dca, v.Tool)
+	t.Logf("1iep: %d atoms, %d residues, %d pockets, p1 %+v (DCA %.1f Å), preparation %+v", v.Atoms, v.Residues, len(v.Pockets), v.Pockets[0], dca, v.Preparation)
 
 	// GET gives the same record; the structure files are the prepared
 	// PDBQT (identical to the corpus obabel file) and the upload.
@@ -184,7 +188,7 @@ func TestReceptorUpload1iep(t *testing.T) {
 	problemOf(t, f.do(t, http.MethodGet, "/v1/receptors/"+v.ID+"/structure?format=mol2", "read", nil), 400, "invalid_request")
 
 	// Re-upload: same id, 200, nothing new.
-	again := f.postReceptor(t, "other-name.pdb", in)
+	again := f.postReceptor(t, "other-name.pdb", in, "route", "obabel")
 	if again.Code != http.StatusOK || decodeReceptor(t, again).ID != v.ID {
 		t.Errorf("re-upload: %d %s", again.Code, again.Body)
 	}
@@ -241,7 +245,7 @@ func TestReceptorUploadPDBQT(t *testing.T) {
 	}
 	v := decodeReceptor(t, res)
 	atoms, residues := atomLines(in)
-	if v.Format != "pdbqt" || v.Tool != nil || v.Atoms != len(atoms) || v.Residues != residues || v.Name != "1iep_receptor" ||
+	if v.Format != "pdbqt" || v.Preparation != nil || v.Atoms != len(atoms) || v.Residues != residues || v.Name != "1iep_receptor" ||
 		v.Source != v.Prepared || len(v.Pockets) == 0 {
 		t.Errorf("record %+v", v)
 	}
@@ -260,18 +264,28 @@ func TestReceptorUploadPDBQT(t *testing.T) {
 
 func TestReceptorID(t *testing.T) {
 	d := []byte("ATOM ...")
-	base := receptorID(d, "pdb", false, false)
+	opt := func(edit func(*receptorUpload)) *receptorUpload {
+		up := &receptorUpload{ph: 7.4, route: "pdb2pqr"}
+		if edit != nil {
+			edit(up)
+		}
+		return up
+	}
+	base := receptorID(d, "pdb", opt(nil))
 	for name, id := range map[string]string{
-		"keep_hetero": receptorID(d, "pdb", true, false),
-		"keep_metals": receptorID(d, "pdb", false, true),
-		"pdbqt":       receptorID(d, "pdbqt", false, false),
-		"other bytes": receptorID([]byte("ATOM ..,"), "pdb", false, false),
+		"keep_hetero":  receptorID(d, "pdb", opt(func(u *receptorUpload) { u.keepHetero = true })),
+		"keep_metals":  receptorID(d, "pdb", opt(func(u *receptorUpload) { u.keepMetals = true })),
+		"ph 7.0":       receptorID(d, "pdb", opt(func(u *receptorUpload) { u.ph = 7 })),
+		"route obabel": receptorID(d, "pdb", opt(func(u *receptorUpload) { u.route = "obabel" })),
+		"pdbqt":        receptorID(d, "pdbqt", opt(nil)),
+		"other bytes":  receptorID([]byte("ATOM ..,"), "pdb", opt(nil)),
 	} {
 		if id == base {
 			t.Errorf("%s: same id as the plain upload", name)
 		}
 	}
-	if receptorID(d, "pdbqt", true, true) != receptorID(d, "pdbqt", false, false) {
+	all := opt(func(u *receptorUpload) { u.keepHetero, u.keepMetals, u.ph, u.route = true, true, 3, "obabel" })
+	if receptorID(d, "pdbqt", all) != receptorID(d, "pdbqt", opt(nil)) {
 		t.Error("options change a PDBQT's id")
 	}
 }
@@ -291,6 +305,16 @@ func TestReceptorBadInput(t *testing.T) {
 		{"water only", "w.pdb", water, nil, 422, "invalid_receptor", "no polymer ATOM records"},
 		{"ligand PDBQT", "lig.pdbqt", string(dockingCorpus(t, "vina-examples/1iep/1iep_ligand.pdbqt")), nil, 422, "invalid_receptor", "torsion tree"},
 		{"bad option", "x.pdb", water, []string{"keep_hetero", "maybe"}, 400, "invalid_request", "keep_hetero"},
+		{"ph 99", "x.pdb", water, []string{"ph", "99"}, 400, "invalid_request", "ph"},
+		{"ph NaN", "x.pdb", water, []string{"ph", "NaN"}, 400, "invalid_request", "ph"},
+		{"ph Inf", "x.pdb", water, []string{"ph", "Inf"}, 400, "invalid_request", "ph"},
+		{"ph negative", "x.pdb", water, []string{"ph", "-1"}, 400, "invalid_request", "ph"},
+		{"ph 14.5", "x.pdb", water, []string{"ph", "14.5"}, 400, "invalid_request", "ph"},
+		{"ph hex float", "x.pdb", water, []string{"ph", "0x1p2"}, 400, "invalid_request", "ph"},
+		{"ph exponent", "x.pdb", water, []string{"ph", "7e0"}, 400, "invalid_request", "ph"},
+		{"ph comma", "x.pdb", water, []string{"ph", "7,4"}, 400, "invalid_request", "ph"},
+		{"ph on a PDBQT", "lig.pdbqt", "ATOM", []string{"ph", "NaN"}, 400, "invalid_request", "ph"},
+		{"route reduce", "x.pdb", water, []string{"route", "reduce"}, 400, "invalid_request", "route"},
 		{"empty file", "x.pdb", "", nil, 400, "invalid_request", "empty"},
 	}
 	for _, tc := range tests {
@@ -298,6 +322,9 @@ func TestReceptorBadInput(t *testing.T) {
 			p := problemOf(t, f.postReceptor(t, tc.filename, []byte(tc.data), tc.values...), tc.status, tc.code)
 			if !strings.Contains(p.Detail, tc.detail) {
 				t.Errorf("detail %q does not name %q", p.Detail, tc.detail)
+			}
+			if tc.status == 400 && len(tc.values) > 0 && (len(p.Errors) != 1 || p.Errors[0].Field != tc.values[0]) {
+				t.Errorf("errors %+v, want one naming the field %q", p.Errors, tc.values[0])
 			}
 			if st.Blobs().Has(hexSHA256([]byte(tc.data))) {
 				t.Error("the upload was stored as a blob")
@@ -310,6 +337,83 @@ func TestReceptorBadInput(t *testing.T) {
 	problemOf(t, f.postReceptorAs(t, "read", "x.pdb", []byte(water)), 403, "forbidden")
 	if n := countReceptors(t, st); n != 0 {
 		t.Errorf("%d receptors stored after bad input", n)
+	}
+}
+
+// TestReceptorUploadPH: a PDB upload goes the PDB2PQR route by default,
+// at pH 7.4, and records it (route, pH, both command lines, versions) in
+// the JSON and, read back through the triples, in the graph. References:
+// the docking-corpus README section 4, rec_E (PDB2PQR with PROPKA at pH
+// 7.4, then obabel -xr: 473 HD atoms); at pH 4 PROPKA protonates more
+// (more HD); the two pH values are two receptors (two ids).
+func TestReceptorUploadPH(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs pdb2pqr and obabel")
+	}
+	if _, err := exec.LookPath("pdb2pqr30"); err != nil {
+		t.Skip("pdb2pqr30 not installed (Debian pdb2pqr)")
+	}
+	f, st := newReceptorFixture(t)
+	in := dockingCorpus(t, "derived/1iep_receptor_noH.pdb")
+	inAtoms, inResidues := atomLines(in)
+	res := f.postReceptor(t, "1iep.pdb", in)
+	if res.Code != http.StatusCreated {
+		t.Fatalf("status %d: %s", res.Code, res.Body)
+	}
+	v := decodeReceptor(t, res)
+	p := v.Preparation
+	if p == nil || p.Route != "pdb2pqr" || p.PH != 7.4 || p.Fallback != "" || len(p.Steps) != 2 {
+		t.Fatalf("preparation %+v", p)
+	}
+	if s := p.Steps[0]; s.Tool != "PDB2PQR" || !strings.HasPrefix(s.Version, "3.5.2") || s.Arguments[0] != "pdb2pqr30" ||
+		!slices.Contains(s.Arguments, "--with-ph=7.4") || !slices.Contains(s.Arguments, "--titration-state-method=propka") {
+		t.Errorf("step 1 %+v", s)
+	}
+	if s := p.Steps[1]; s.Tool != "Open Babel" || slices.Contains(s.Arguments, "-h") {
+		t.Errorf("step 2 %+v", s)
+	}
+	pq := f.do(t, http.MethodGet, "/v1/receptors/"+v.ID+"/structure", "read", nil)
+	lines, residues := atomLines(pq.Body.Bytes())
+	hd := 0
+	for _, l := range lines {
+		if strings.TrimSpace(l[77:]) == "HD" {
+			hd++
+		}
+	}
+	// PDB2PQR rebuilds missing heavy atoms (1iep: the C-terminal OXT),
+	// hence >=.
+	if hd != 473 || residues != inResidues || v.Residues != inResidues || v.Atoms != len(lines) || len(lines) < len(inAtoms)+473 {
+		t.Errorf("%d HD (want 473), %d residues (want %d), %d atoms", hd, residues, inResidues, v.Atoms)
+	}
+	tr := f.do(t, http.MethodGet, "/v1/receptors/"+v.ID+"/triples?format=ntriples", "read", nil)
+	qs, err := rdfio.ParseNTriples(bytes.NewReader(tr.Body.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := ontology.ReceptorFromQuads(qs); err != nil || !reflect.DeepEqual(back.Preparation, v.Preparation) {
+		t.Errorf("graph preparation %+v (%v), JSON %+v", back.Preparation, err, v.Preparation)
+	}
+	gate, err := shapes.NewGate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := gate.Validate(qs); err != nil || !rep.Conforms {
+		t.Errorf("shapes: %v %+v", err, rep)
+	}
+
+	acid := f.postReceptor(t, "1iep.pdb", in, "ph", "4")
+	if acid.Code != http.StatusCreated {
+		t.Fatalf("pH 4: %d %s", acid.Code, acid.Body)
+	}
+	a := decodeReceptor(t, acid)
+	if a.ID == v.ID || a.Preparation.PH != 4 || a.Atoms <= v.Atoms {
+		t.Errorf("pH 4: id %s (pH 7.4 %s), preparation %+v, %d atoms (pH 7.4: %d)", a.ID, v.ID, a.Preparation, a.Atoms, v.Atoms)
+	}
+	if again := f.postReceptor(t, "x.pdb", in, "ph", "7.4"); again.Code != http.StatusOK || decodeReceptor(t, again).ID != v.ID {
+		t.Errorf("explicit ph 7.4: %d, want 200 with %s", again.Code, v.ID)
+	}
+	if n := countReceptors(t, st); n != 2 {
+		t.Errorf("%d receptors stored, want 2", n)
 	}
 }
 

@@ -44,8 +44,9 @@ type ReceptorRecord struct {
 	// same blob as Source for a PDBQT upload).
 	Source   ReceptorFile `json:"source"`
 	Prepared ReceptorFile `json:"prepared"`
-	// Tool is the program that prepared the PDBQT (nil for a PDBQT upload).
-	Tool *ReceptorTool `json:"tool,omitempty"`
+	// Preparation is how a PDB upload became the PDBQT: the route, the
+	// pH and each program run (nil for a PDBQT upload, used as is).
+	Preparation *ReceptorPreparation `json:"preparation,omitempty"`
 	// Warnings about the preparation (removed residues, missing polar H),
 	// sorted and without duplicates.
 	Warnings  []string  `json:"warnings,omitempty"`
@@ -69,11 +70,27 @@ type ReceptorFile struct {
 	MediaType string `json:"media_type"`
 }
 
-// ReceptorTool is the software agent that prepared a receptor.
-type ReceptorTool struct {
-	Name    string `json:"name"`              // e.g. "Open Babel"
-	Version string `json:"version,omitempty"` // e.g. "3.1.1"
-	Command string `json:"command,omitempty"` // e.g. "obabel -ipdb -xr -h -opdbqt"
+// ReceptorPreparation is the provenance of a prepared receptor.
+type ReceptorPreparation struct {
+	// Route is the route taken: "pdb2pqr" (PDB2PQR with PROPKA at PH, then
+	// Open Babel without adding hydrogens) or "obabel" (Open Babel adds
+	// the hydrogens; PH not applied).
+	Route string `json:"route"`
+	// PH is the pH the upload asked for.
+	PH float64 `json:"ph"`
+	// Fallback says why the pdb2pqr route was asked for and not taken.
+	Fallback string `json:"fallback,omitempty"`
+	// Steps are the program runs, in order.
+	Steps []ReceptorStep `json:"steps"`
+}
+
+// ReceptorStep is one program run of a preparation.
+type ReceptorStep struct {
+	Tool    string `json:"tool"`              // e.g. "PDB2PQR", "Open Babel"
+	Version string `json:"version,omitempty"` // e.g. "3.5.2 (PROPKA 3.5.0)", "3.1.1"
+	// Arguments is the command line as run, the program name first (file
+	// names relative to the run's private directory).
+	Arguments []string `json:"arguments"`
 }
 
 // Media types of receptor files; the source file's type says which format
@@ -101,6 +118,22 @@ var (
 	mgVersion      = quad.IRI(MG + "version")
 	rdfsComment    = quad.IRI(RDFS + "comment")
 	provActivity   = quad.IRI(PROV + "Activity")
+	mgRoute        = quad.IRI(MG + "preparationRoute")
+	mgPH           = quad.IRI(MG + "pH")
+	mgFallback     = quad.IRI(MG + "fallbackReason")
+	mgPrepStep     = quad.IRI(MG + "preparationStep")
+	mgStepPosition = quad.IRI(MG + "stepPosition")
+	mgArguments    = quad.IRI(MG + "commandArguments")
+	rdfSeq         = quad.IRI(RDF + "Seq")
+)
+
+// rdfMember is rdf:_n, the n-th member (1-based) of an rdf:Seq.
+func rdfMember(n int) quad.IRI { return quad.IRI(RDF + "_" + strconv.Itoa(n)) }
+
+// Bounds of a preparation record.
+const (
+	maxPrepSteps = 8
+	maxPrepArgs  = 64
 )
 
 var pocketIDRE = regexp.MustCompile(`^p[1-9][0-9]*$`)
@@ -113,9 +146,13 @@ var pocketIDRE = regexp.MustCompile(`^p[1-9][0-9]*$`)
 //	  mg:sourceFile S ; mg:preparedFile P ; mg:pocket R#pocket-p1, R#pocket-p2 … ;
 //	  prov:wasDerivedFrom S ; prov:generatedAtTime t ; prov:wasGeneratedBy R#preparation .
 //	R#preparation a prov:Activity ; prov:used S ; rdfs:comment "warning" … ;
-//	  prov:wasAssociatedWith R#preparation-tool .
-//	R#preparation-tool a prov:SoftwareAgent ; rdfs:label "Open Babel" ; mg:version "3.1.1" ;
-//	  rdfs:comment "obabel -ipdb -xr -h -opdbqt" .
+//	  mg:preparationRoute "pdb2pqr" ; mg:pH 7.4 ; mg:fallbackReason "…" ;
+//	  mg:preparationStep R#preparation-step-1 … ;
+//	  prov:wasAssociatedWith R#preparation-tool-1 … .
+//	R#preparation-step-N a prov:Activity ; mg:stepPosition N ;
+//	  prov:wasAssociatedWith R#preparation-tool-N ; mg:commandArguments R#preparation-step-N-args .
+//	R#preparation-step-N-args a rdf:Seq ; rdf:_1 "pdb2pqr30" ; rdf:_2 "--ff=PARSE" … .
+//	R#preparation-tool-N a prov:SoftwareAgent ; rdfs:label "PDB2PQR" ; mg:version "3.5.2 (PROPKA 3.5.0)" .
 //	R#pocket-pN a mg:Pocket ; mg:pocketId "pN" ; mg:rank N ; mg:score ;
 //	  mg:centerX/Y/Z ; mg:sizeX/Y/Z (Å).
 //	S, P a mg:File ; mg:fileName ; mg:byteSize ; mg:sha256 ; mg:mediaType .
@@ -143,6 +180,21 @@ func ReceptorQuads(base, id string, rec *ReceptorRecord) ([]quad.Quad, error) {
 	}
 	if rec.Source.SHA256 == rec.Prepared.SHA256 && rec.Source != rec.Prepared {
 		return fail("source and prepared files share a sha256 but differ")
+	}
+	if p := rec.Preparation; p != nil {
+		switch {
+		case p.Route != "pdb2pqr" && p.Route != "obabel":
+			return fail("preparation route %q", p.Route)
+		case !finite(p.PH) || p.PH < 0 || p.PH > 14:
+			return fail("preparation pH %v", p.PH)
+		case len(p.Steps) == 0 || len(p.Steps) > maxPrepSteps:
+			return fail("%d preparation steps", len(p.Steps))
+		}
+		for i, st := range p.Steps {
+			if st.Tool == "" || len(st.Arguments) == 0 || len(st.Arguments) > maxPrepArgs {
+				return fail("preparation step %d: tool %q, %d arguments", i+1, st.Tool, len(st.Arguments))
+			}
+		}
 	}
 	for i, p := range rec.Pockets {
 		if !pocketIDRE.MatchString(p.ID) || p.Rank < 1 {
@@ -191,16 +243,30 @@ func ReceptorQuads(base, id string, rec *ReceptorRecord) ([]quad.Quad, error) {
 	for _, w := range normalizedWarnings(rec.Warnings) {
 		m.add(act, rdfsComment, String(w))
 	}
-	if t := rec.Tool; t != nil {
-		agent := SubIRI(r, "preparation-tool")
-		m.add(act, provWasAssociatedWith, agent)
-		m.add(agent, RDFType, provSoftwareAgent)
-		m.add(agent, rdfsLabel, String(t.Name))
-		if t.Version != "" {
-			m.add(agent, mgVersion, String(t.Version))
+	if p := rec.Preparation; p != nil {
+		m.add(act, mgRoute, String(p.Route))
+		m.add(act, mgPH, Double(p.PH))
+		if p.Fallback != "" {
+			m.add(act, mgFallback, String(p.Fallback))
 		}
-		if t.Command != "" {
-			m.add(agent, rdfsComment, String(t.Command))
+		for i, st := range p.Steps {
+			n := strconv.Itoa(i + 1)
+			step, agent, args := SubIRI(r, "preparation-step-"+n), SubIRI(r, "preparation-tool-"+n), SubIRI(r, "preparation-step-"+n+"-args")
+			m.add(act, mgPrepStep, step)
+			m.add(act, provWasAssociatedWith, agent)
+			m.add(step, RDFType, provActivity)
+			m.add(step, mgStepPosition, Integer(int64(i+1)))
+			m.add(step, provWasAssociatedWith, agent)
+			m.add(step, mgArguments, args)
+			m.add(args, RDFType, rdfSeq)
+			for k, a := range st.Arguments {
+				m.add(args, rdfMember(k+1), String(a))
+			}
+			m.add(agent, RDFType, provSoftwareAgent)
+			m.add(agent, rdfsLabel, String(st.Tool))
+			if st.Version != "" {
+				m.add(agent, mgVersion, String(st.Version))
+			}
 		}
 	}
 
@@ -325,8 +391,15 @@ func ReceptorFromQuads(qs []quad.Quad) (ReceptorRecord, error) {
 		if len(rec.Warnings) == 0 {
 			rec.Warnings = nil
 		}
-		if agent, ok := g.object(act, provWasAssociatedWith).(quad.IRI); ok {
-			rec.Tool = &ReceptorTool{Name: rd.str(agent, rdfsLabel), Version: rd.str(agent, mgVersion), Command: rd.str(agent, rdfsComment)}
+		if route := rd.str(act, mgRoute); route != "" {
+			if rec.Preparation, err = readPreparation(g, &rd, act, route); err != nil {
+				return fail("%v", err)
+			}
+		} else if agent, ok := g.object(act, provWasAssociatedWith).(quad.IRI); ok {
+			// A graph written before preparation routes (one Open Babel
+			// agent with its command line as a comment).
+			rec.Preparation = &ReceptorPreparation{Route: "obabel", PH: 7.4, Steps: []ReceptorStep{{
+				Tool: rd.str(agent, rdfsLabel), Version: rd.str(agent, mgVersion), Arguments: strings.Fields(rd.str(agent, rdfsComment))}}}
 		}
 	}
 
@@ -357,6 +430,49 @@ func ReceptorFromQuads(qs []quad.Quad) (ReceptorRecord, error) {
 		return fail("%v", rd.err)
 	}
 	return rec, nil
+}
+
+// readPreparation reads the route, pH, fallback and steps of the
+// preparation activity act.
+func readPreparation(g *quadIndex, rd *reader, act quad.IRI, route string) (*ReceptorPreparation, error) {
+	p := &ReceptorPreparation{Route: route, Fallback: rd.str(act, mgFallback), Steps: []ReceptorStep{}}
+	ph, ok := rd.double(act, mgPH)
+	if !ok {
+		return nil, fmt.Errorf("preparation without mg:pH")
+	}
+	p.PH = ph
+	type step struct {
+		pos int64
+		st  ReceptorStep
+	}
+	var steps []step
+	for _, o := range g.objects(act, mgPrepStep) {
+		n, ok := o.(quad.IRI)
+		if !ok || len(steps) >= maxPrepSteps {
+			return nil, fmt.Errorf("preparation step %v", o)
+		}
+		pos, _ := rd.integer(n, mgStepPosition)
+		agent, _ := g.object(n, provWasAssociatedWith).(quad.IRI)
+		args, _ := g.object(n, mgArguments).(quad.IRI)
+		st := ReceptorStep{Tool: rd.str(agent, rdfsLabel), Version: rd.str(agent, mgVersion), Arguments: []string{}}
+		for k := 1; k <= maxPrepArgs; k++ {
+			v := g.object(args, rdfMember(k))
+			if v == nil {
+				break
+			}
+			a, ok := stringOf(v)
+			if !ok {
+				return nil, fmt.Errorf("argument %d of step %d: %v", k, pos, v)
+			}
+			st.Arguments = append(st.Arguments, a)
+		}
+		steps = append(steps, step{pos, st})
+	}
+	sort.Slice(steps, func(i, j int) bool { return steps[i].pos < steps[j].pos })
+	for _, s := range steps {
+		p.Steps = append(p.Steps, s.st)
+	}
+	return p, nil
 }
 
 // pocketNumber is N of "pN" (0 when malformed).

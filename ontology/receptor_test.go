@@ -3,6 +3,7 @@ package ontology_test
 import (
 	"bytes"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,9 +28,13 @@ func sampleReceptor() ontology.ReceptorRecord {
 			{ID: "p1", Rank: 1, Center: [3]float64{15.19, 53.903, -16.917}, Size: [3]float64{22, 24.5, 18}, Score: 812},
 			{ID: "p2", Rank: 2, Center: [3]float64{0.1, 1e-7, 3}, Size: [3]float64{18, 18, 18}, Score: 203.5},
 		},
-		Source:    ontology.ReceptorFile{Filename: "1iep.pdb", SHA256: shaA, Bytes: 201234, MediaType: ontology.MediaTypePDB},
-		Prepared:  ontology.ReceptorFile{Filename: "1iep.pdbqt", SHA256: shaB, Bytes: 300001, MediaType: ontology.MediaTypePDBQT},
-		Tool:      &ontology.ReceptorTool{Name: "Open Babel", Version: "3.1.1", Command: "obabel -ipdb -xr -h -opdbqt"},
+		Source:   ontology.ReceptorFile{Filename: "1iep.pdb", SHA256: shaA, Bytes: 201234, MediaType: ontology.MediaTypePDB},
+		Prepared: ontology.ReceptorFile{Filename: "1iep.pdbqt", SHA256: shaB, Bytes: 300001, MediaType: ontology.MediaTypePDBQT},
+		Preparation: &ontology.ReceptorPreparation{Route: "pdb2pqr", PH: 7.4, Steps: []ontology.ReceptorStep{
+			{Tool: "PDB2PQR", Version: "3.5.2 (PROPKA 3.5.0)", Arguments: []string{"pdb2pqr30", "--ff=PARSE", "--keep-chain",
+				"--titration-state-method=propka", "--with-ph=7.4", "--pdb-output=protonated.pdb", "in.pdb", "out.pqr"}},
+			{Tool: "Open Babel", Version: "3.1.1", Arguments: []string{"obabel", "-ipdb", "in.pdb", "-xr", "-opdbqt", "-O", "out.pdbqt"}},
+		}},
 		Warnings:  []string{"removed hetero residue STI (1)", "altloc B dropped"},
 		CreatedAt: time.Date(2024, 5, 6, 7, 8, 9, 123000000, time.UTC),
 	}
@@ -47,12 +52,16 @@ func TestReceptorRoundTrip(t *testing.T) {
 	pdbqtUpload.Format = "pdbqt"
 	pdbqtUpload.Source = ontology.ReceptorFile{Filename: "r.pdbqt", SHA256: shaB, Bytes: 9, MediaType: ontology.MediaTypePDBQT}
 	pdbqtUpload.Prepared = pdbqtUpload.Source
-	pdbqtUpload.Tool = nil
+	pdbqtUpload.Preparation = nil
 	pdbqtUpload.Warnings = nil
 	pdbqtUpload.Pockets = []ontology.ReceptorPocket{}
 	pdbqtUpload.Name = ""
 
-	for name, rec := range map[string]ontology.ReceptorRecord{"pdb": sampleReceptor(), "pdbqt": pdbqtUpload} {
+	fallback := sampleReceptor()
+	fallback.Preparation = &ontology.ReceptorPreparation{Route: "obabel", PH: 0, Fallback: "pdb2pqr has no template for residue MSE",
+		Steps: []ontology.ReceptorStep{{Tool: "Open Babel", Arguments: []string{"obabel", "-ipdb", "in.pdb", "-xr", "-h", "-opdbqt", "-O", "out.pdbqt",
+			"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"}}}} // more than 9 arguments: rdf:_10 sorts before rdf:_2
+	for name, rec := range map[string]ontology.ReceptorRecord{"pdb": sampleReceptor(), "pdbqt": pdbqtUpload, "fallback": fallback} {
 		t.Run(name, func(t *testing.T) {
 			qs, err := ontology.ReceptorQuads("http://example.org/", "rec-0123abcd", &rec)
 			if err != nil {
@@ -134,6 +143,11 @@ func TestReceptorQuadsInvalid(t *testing.T) {
 		"zero size":      func(r *ontology.ReceptorRecord) { r.Pockets[1].Size[2] = 0 },
 		"no time":        func(r *ontology.ReceptorRecord) { r.CreatedAt = time.Time{} },
 		"same sha, diff": func(r *ontology.ReceptorRecord) { r.Prepared.SHA256 = shaA },
+		"pH 99":          func(r *ontology.ReceptorRecord) { r.Preparation.PH = 99 },
+		"pH NaN":         func(r *ontology.ReceptorRecord) { r.Preparation.PH = math.NaN() },
+		"route reduce":   func(r *ontology.ReceptorRecord) { r.Preparation.Route = "reduce" },
+		"no steps":       func(r *ontology.ReceptorRecord) { r.Preparation.Steps = nil },
+		"step no args":   func(r *ontology.ReceptorRecord) { r.Preparation.Steps[1].Arguments = nil },
 	} {
 		rec := sampleReceptor()
 		mutate(&rec)
@@ -162,6 +176,53 @@ func TestReceptorFromQuadsErrors(t *testing.T) {
 			if _, err := ontology.ReceptorFromQuads(bad); !errors.Is(err, ontology.ErrInvalidReceptorRecord) || !strings.Contains(err.Error(), "atomCount") {
 				t.Errorf("string atom count: %v", err)
 			}
+		}
+	}
+}
+
+// TestReceptorPreparationShape: the preparation shape rejects a graph
+// whose preparation has a pH outside [0, 14], an unknown route or a
+// program run without its command line (ReceptorQuads refuses such
+// records; these graphs are edited after the mapping).
+func TestReceptorPreparationShape(t *testing.T) {
+	gate, err := shapes.NewGate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := sampleReceptor()
+	qs, err := ontology.ReceptorQuads("http://example.org/", "rec-1", &rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string]func(q quad.Quad) (quad.Quad, bool){
+		"pH 99": func(q quad.Quad) (quad.Quad, bool) {
+			if q.Predicate == quad.IRI(ontology.MG+"pH") {
+				q.Object = ontology.Double(99)
+			}
+			return q, true
+		},
+		"route reduce": func(q quad.Quad) (quad.Quad, bool) {
+			if q.Predicate == quad.IRI(ontology.MG+"preparationRoute") {
+				q.Object = quad.String("reduce")
+			}
+			return q, true
+		},
+		"no program name": func(q quad.Quad) (quad.Quad, bool) {
+			return q, q.Predicate != quad.IRI(ontology.RDF+"_1")
+		},
+	} {
+		var cut []quad.Quad
+		for _, q := range qs {
+			if q, keep := edit(q); keep {
+				cut = append(cut, q)
+			}
+		}
+		rep, err := gate.Validate(cut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Conforms {
+			t.Errorf("%s: conforms", name)
 		}
 	}
 }
