@@ -40,7 +40,8 @@ type ReceptorOptions struct {
 	// Obabel is the obabel binary ("" = "obabel" from PATH), PDB2PQR the
 	// pdb2pqr binary ("" = "pdb2pqr30" from PATH).
 	Obabel, PDB2PQR string
-	// Timeout bounds each program run (pdb2pqr, obabel); 0 means 2 minutes.
+	// Timeout bounds each program run (pdb2pqr, obabel); 0 means 5
+	// minutes for pdb2pqr and 2 for obabel.
 	Timeout time.Duration
 	// TempDirs is where the programs' working directories are made (nil:
 	// under subproc.DefaultRoot).

@@ -108,6 +108,7 @@ func TestReceptorRoutes(t *testing.T) {
 		for _, route := range []string{RoutePDB2PQR, RouteObabel} {
 			opt := p.opt
 			opt.Route = route
+			opt.Timeout = 30 * time.Minute // measure the route, not the load
 			start := time.Now()
 			rec, err := PrepareReceptor(ctx, data, opt)
 			if err != nil {
