@@ -139,8 +139,8 @@ func PoseValid(checks []PoseCheck) bool {
 // ensemble: the conformers of the energy reference; poses: the per-pose
 // work).
 type PoseCheckReport struct {
-	Poses                               [][]PoseCheck
-	Notes                               map[string]string
+	Poses                                    [][]PoseCheck
+	Notes                                    map[string]string
 	SetupMicros, EnsembleMicros, PosesMicros float64
 }
 

@@ -298,13 +298,13 @@ func TestPoseChecksBadInput(t *testing.T) {
 	for name, c := range map[string]struct {
 		smiles, sdf string
 	}{
-		"empty":             {imatinibH, ""},
-		"garbage":           {imatinibH, "not a molfile\n$$$$\n"},
-		"bad smiles":        {"C1CC", string(crystal)},
-		"two molecules":     {imatinibH, string(crystal) + string(ibu)},
-		"too many poses":    {imatinibH, strings.Repeat(string(crystal), MaxPoseCheckPoses+1)},
-		"nul":               {imatinibH, "\x00" + string(crystal)},
-		"2D":                {"CCO", "\n     RDKit          2D\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\n    1.5000    0.0000    0.0000 C   0  0\n    2.0000    1.0000    0.0000 O   0  0\n  1  2  1  0\n  2  3  1  0\nM  END\n$$$$\n"},
+		"empty":          {imatinibH, ""},
+		"garbage":        {imatinibH, "not a molfile\n$$$$\n"},
+		"bad smiles":     {"C1CC", string(crystal)},
+		"two molecules":  {imatinibH, string(crystal) + string(ibu)},
+		"too many poses": {imatinibH, strings.Repeat(string(crystal), MaxPoseCheckPoses+1)},
+		"nul":            {imatinibH, "\x00" + string(crystal)},
+		"2D":             {"CCO", "\n     RDKit          2D\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\n    1.5000    0.0000    0.0000 C   0  0\n    2.0000    1.0000    0.0000 O   0  0\n  1  2  1  0\n  2  3  1  0\nM  END\n$$$$\n"},
 	} {
 		if _, err := testPool.CheckPoses(context.Background(), c.smiles, []byte(c.sdf), nil); err == nil {
 			t.Errorf("%s: no error", name)
