@@ -115,9 +115,9 @@ func PoseCheckSpecs() []PoseCheckSpec {
 // check, which has no numeric value, and for a flatness check of a pose
 // with nothing to check).
 type PoseCheck struct {
-	Name  string
-	Pass  *bool
-	Value *float64
+	Name  string   `json:"name"`
+	Pass  *bool    `json:"pass"`
+	Value *float64 `json:"value"`
 }
 
 // PoseValid is true when every check was computed and passed.

@@ -41,6 +41,17 @@ func dockingSchemas() map[string]Schema {
 		"smiles": Schema{"type": "string", "description": "RDKit canonical isomeric SMILES."}, "inchi_key": Schema{"type": "string"},
 		"affinity_kcal": Schema{"type": "number", "description": "Best mode of this isomer's Vina run."},
 		"error":         Schema{"type": "string", "description": "Why this isomer could not be docked."}}}
+	checkNames := []string{}
+	for _, c := range chem.PoseCheckSpecs() {
+		checkNames = append(checkNames, c.Name)
+	}
+	poseValidity := Schema{
+		"valid": Schema{"type": []string{"boolean", "null"},
+			"description": "True when every pose check was computed and passed; null when the pose was not checked (see check_error)."},
+		"checks": Schema{"type": "array", "items": ref("PoseCheck"),
+			"description": "PoseBusters' physical-validity tests on the pose, in a fixed order."},
+		"check_error": Schema{"type": "string", "description": "Why the pose was not checked (absent when it was)."},
+	}
 	mode := Schema{"type": "object", "properties": Schema{
 		"mode": Schema{"type": "integer"}, "affinity_kcal": Schema{"type": "number"},
 		"rmsd_lb": Schema{"type": "number"}, "rmsd_ub": Schema{"type": "number"}, "pose_url": Schema{"type": "string"},
@@ -50,7 +61,30 @@ func dockingSchemas() map[string]Schema {
 				"residue": Schema{"type": "object", "properties": Schema{"chain": Schema{"type": "string"}, "number": Schema{"type": "integer"},
 					"icode": Schema{"type": "string"}, "name": Schema{"type": "string"}, "iri": Schema{"type": "string"}}}}}},
 		"fingerprint": Schema{"type": "array", "items": Schema{"type": "string"}, "description": "Sorted <chain>-<number><icode>:<residue name>:<type> entries."}}}
+	for k, v := range poseValidity {
+		mode["properties"].(Schema)[k] = v
+	}
+	resultProps := Schema{
+		"rank": Schema{"type": "integer"}, "ligand": Schema{"type": "string"},
+		"modes":  Schema{"type": "array", "items": mode},
+		"isomer": isomer,
+		"isomers": Schema{"type": "array", "items": isomer, "maxItems": chem.MaxStereoisomers,
+			"description": "Every stereoisomer docked, in RDKit's enumeration order: a ligand with unspecified stereocentres or double bonds is docked as each of its stereoisomers (at most 8), one Vina run each; a ligand with specified stereo is its only isomer."},
+		"stereoisomers_total": Schema{"type": "integer", "description": "Stereoisomers of the ligand before the cap of 8 (2^n for n unspecified elements)."}}
+	for k, v := range mode["properties"].(Schema) { // the top mode's fields
+		resultProps[k] = v
+	}
 	return map[string]Schema{
+		"PoseCheck": {"type": "object", "required": []string{"name", "pass", "value", "threshold", "limit"},
+			"description": "One pose check: pass when value <= threshold (limit max) or value >= threshold (limit min); " +
+				"stereo_inchikey has no value or threshold. pass and value are null when the check could not be computed.",
+			"properties": Schema{
+				"name":      Schema{"type": "string", "enum": checkNames},
+				"pass":      Schema{"type": []string{"boolean", "null"}},
+				"value":     Schema{"type": []string{"number", "null"}},
+				"threshold": Schema{"type": []string{"number", "null"}},
+				"limit":     Schema{"type": []string{"string", "null"}, "enum": []any{"max", "min", nil}},
+			}},
 		"DockingJobCreate": {"type": "object", "required": []string{"receptor", "ligands"}, "additionalProperties": false,
 			"properties": Schema{
 				"receptor":       Schema{"type": "string", "description": "Receptor id (rec-...)."},
@@ -85,14 +119,7 @@ func dockingSchemas() map[string]Schema {
 		"DockingResults": {"type": "object", "required": []string{"job_id", "status", "results", "failures", "next_cursor"},
 			"properties": Schema{
 				"job_id": Schema{"type": "string"}, "status": Schema{"type": "string"},
-				"results": Schema{"type": "array", "items": Schema{"type": "object", "properties": Schema{
-					"rank": Schema{"type": "integer"}, "ligand": Schema{"type": "string"}, "affinity_kcal": Schema{"type": "number"},
-					"mode": Schema{"type": "integer"}, "rmsd_lb": Schema{"type": "number"}, "rmsd_ub": Schema{"type": "number"},
-					"pose_url": Schema{"type": "string"}, "modes": Schema{"type": "array", "items": mode},
-					"isomer": isomer,
-					"isomers": Schema{"type": "array", "items": isomer, "maxItems": chem.MaxStereoisomers,
-						"description": "Every stereoisomer docked, in RDKit's enumeration order: a ligand with unspecified stereocentres or double bonds is docked as each of its stereoisomers (at most 8), one Vina run each; a ligand with specified stereo is its only isomer."},
-					"stereoisomers_total": Schema{"type": "integer", "description": "Stereoisomers of the ligand before the cap of 8 (2^n for n unspecified elements)."}}}},
+				"results":     Schema{"type": "array", "items": Schema{"type": "object", "properties": resultProps}},
 				"failures":    Schema{"type": "array", "items": Schema{"type": "object", "properties": Schema{"ligand": Schema{"type": "string"}, "error": Schema{"type": "string"}}}},
 				"next_cursor": Schema{"type": []string{"string", "null"}},
 			}},
@@ -297,14 +324,52 @@ func (s *Server) cancelDockingJob(w http.ResponseWriter, r *http.Request) error 
 	return writeJSON(w, http.StatusOK, v)
 }
 
+// dockingMode is one pose in the results. Per-pose analyses are sibling
+// fields: Valid and Checks (the pose checks).
 type dockingMode struct {
 	Mode         int                  `json:"mode"`
 	Affinity     float64              `json:"affinity_kcal"`
 	RMSDLB       float64              `json:"rmsd_lb"`
 	RMSDUB       float64              `json:"rmsd_ub"`
 	PoseURL      string               `json:"pose_url"`
+	Valid        *bool                `json:"valid"`
+	Checks       []poseCheck          `json:"checks"`
+	CheckError   string               `json:"check_error,omitempty"`
 	Interactions []dockingInteraction `json:"interactions"`
 	Fingerprint  []string             `json:"fingerprint"`
+}
+
+// poseCheck is one pose check with its threshold (chem.PoseCheckSpecs).
+type poseCheck struct {
+	Name      string   `json:"name"`
+	Pass      *bool    `json:"pass"`
+	Value     *float64 `json:"value"`
+	Threshold *float64 `json:"threshold"`
+	Limit     *string  `json:"limit"`
+}
+
+// poseChecks lists the checks of a pose record in report order, every
+// check present (null when the record lacks it); none for a pose that was
+// not checked.
+func poseChecks(p ontology.DockingPoseRecord) []poseCheck {
+	out := []poseCheck{}
+	if p.Valid == nil {
+		return out
+	}
+	for _, spec := range chem.PoseCheckSpecs() {
+		c := poseCheck{Name: spec.Name}
+		if spec.Limit != "" {
+			th, lim := spec.Threshold, spec.Limit
+			c.Threshold, c.Limit = &th, &lim
+		}
+		for _, got := range p.Checks {
+			if got.Name == spec.Name {
+				c.Pass, c.Value = got.Pass, got.Value
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // dockingInteraction is one (residue, type) interaction of a pose.
@@ -399,7 +464,8 @@ func (s *Server) dockingResults(w http.ResponseWriter, r *http.Request) error {
 		res := dockingResult{Ligand: ligID} // poses come in mode order
 		for _, p := range poses {
 			res.Modes = append(res.Modes, dockingMode{Mode: p.Mode, Affinity: p.Affinity, RMSDLB: p.RMSDLB, RMSDUB: p.RMSDUB,
-				PoseURL: fmt.Sprintf("/v1/docking/jobs/%s/poses/%s/%d.sdf", id, ligID, p.Mode)})
+				PoseURL: fmt.Sprintf("/v1/docking/jobs/%s/poses/%s/%d.sdf", id, ligID, p.Mode),
+				Valid:   p.Valid, Checks: poseChecks(p), CheckError: p.CheckError})
 			res.poses = poses
 		}
 		res.dockingMode = res.Modes[0]

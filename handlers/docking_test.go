@@ -332,11 +332,28 @@ func TestDocking1iepEndToEnd(t *testing.T) {
 	var res struct {
 		Results []struct {
 			PoseURL string `json:"pose_url"`
+			Valid   *bool  `json:"valid"`
+			Checks  []struct {
+				Name      string   `json:"name"`
+				Pass      *bool    `json:"pass"`
+				Value     *float64 `json:"value"`
+				Threshold *float64 `json:"threshold"`
+			} `json:"checks"`
 		} `json:"results"`
 	}
 	json.Unmarshal(f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/results", "read", nil).Body.Bytes(), &res)
 	if len(res.Results) != 1 {
 		t.Fatalf("results: %+v", res)
+	}
+	// The top pose passes every check (issue 19).
+	top := res.Results[0]
+	if top.Valid == nil || !*top.Valid || len(top.Checks) != 8 {
+		t.Errorf("top pose valid %v, %d checks", top.Valid, len(top.Checks))
+	}
+	for _, c := range top.Checks {
+		if c.Pass == nil || !*c.Pass {
+			t.Errorf("top pose: %s failed (value %v, threshold %v)", c.Name, c.Value, c.Threshold)
+		}
 	}
 	pose := f.do(t, http.MethodGet, res.Results[0].PoseURL, "read", nil).Body.Bytes()
 	crystal := sdfAtoms(t, dockingCorpus(t, "vina-examples/1iep/1iep_ligand.sdf"))

@@ -300,6 +300,13 @@ type DockingPoseRecord struct {
 	// Isomer is the DockingIsomer.Index of the stereoisomer docked (the
 	// SDF is that isomer); 0 when not recorded.
 	Isomer int
+	// Valid is the verdict of the pose checks, nil when the pose was not
+	// checked (a job from before the checks, a ligand too large for
+	// them); Checks their outcomes.
+	Valid  *bool
+	Checks []PoseCheck
+	// CheckError says why the pose was not checked ("" when it was).
+	CheckError string
 }
 
 // DockingIsomer is one stereoisomer of a ligand that a docking job docked
@@ -403,6 +410,52 @@ func DockingIsomersFromQuads(qs []quad.Quad) ([]DockingIsomer, error) {
 	return out, nil
 }
 
+// PoseCheck is the outcome of one validity check of a pose (the checks of
+// chem.PoseCheckSpecs): Pass and Value nil when not computed (Value also
+// for a check without a number).
+type PoseCheck struct {
+	Name  string
+	Pass  *bool
+	Value *float64
+}
+
+// PoseCheckNames are the checks the graph has terms for, in report order
+// (the names of chem.PoseCheckSpecs; a test keeps both equal).
+func PoseCheckNames() []string {
+	return []string{"bond_lengths", "bond_angles", "internal_clash", "aromatic_ring_flatness",
+		"double_bond_flatness", "stereo_inchikey", "protein_clash", "energy_ratio"}
+}
+
+// PoseCheckTerms returns the predicates of check name on a pose:
+// mg:<name in camel case>Passed (xsd:boolean) and mg:<...>Value
+// (xsd:double), e.g. mg:bondLengthsPassed and mg:bondLengthsValue.
+// Direct predicates rather than a node per check keep a pose's checks at
+// 17 quads (a results graph of 32 ligands x 20 modes must stay within one
+// commit).
+func PoseCheckTerms(name string) (passed, value quad.IRI) {
+	var b strings.Builder
+	up := false
+	for _, r := range name {
+		switch {
+		case r == '_':
+			up = true
+		case up:
+			b.WriteString(strings.ToUpper(string(r)))
+			up = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return quad.IRI(MG + b.String() + "Passed"), quad.IRI(MG + b.String() + "Value")
+}
+
+// MGPoseValid is the overall verdict of a pose's checks (xsd:boolean):
+// true when every check was computed and passed.
+const MGPoseValid = quad.IRI(MG + "poseValid")
+
+// MGPoseCheckError says why a pose was not checked (xsd:string).
+const MGPoseCheckError = quad.IRI(MG + "poseCheckError")
+
 // DockingFailure is a ligand a job could not dock, with the reason.
 type DockingFailure struct {
 	Ligand quad.IRI
@@ -463,6 +516,24 @@ func DockingResultQuads(r, job quad.IRI, poses []DockingPoseRecord, failure *Doc
 			return nil, err
 		}
 		out = append(out, iq...)
+		if p.Valid != nil {
+			add(n, MGPoseValid, Boolean(*p.Valid))
+		}
+		if p.CheckError != "" {
+			add(n, MGPoseCheckError, String(p.CheckError))
+		}
+		for _, c := range p.Checks {
+			if !slices.Contains(PoseCheckNames(), c.Name) || (c.Value != nil && !finite(*c.Value)) {
+				return nil, fmt.Errorf("ontology: docking result quads: %w: pose check %q", ErrInvalidDockingRecord, c.Name)
+			}
+			passed, value := PoseCheckTerms(c.Name)
+			if c.Pass != nil {
+				add(n, passed, Boolean(*c.Pass))
+			}
+			if c.Value != nil {
+				add(n, value, Double(*c.Value))
+			}
+		}
 	}
 	return out, nil
 }
@@ -496,12 +567,57 @@ func DockingResultFromQuads(qs []quad.Quad) ([]DockingPoseRecord, *DockingFailur
 			}
 		}
 	}
+	checkOf := map[quad.Value]struct {
+		name  string
+		value bool
+	}{}
+	for _, name := range PoseCheckNames() {
+		passed, value := PoseCheckTerms(name)
+		checkOf[passed] = struct {
+			name  string
+			value bool
+		}{name, false}
+		checkOf[value] = struct {
+			name  string
+			value bool
+		}{name, true}
+	}
 	var poses []DockingPoseRecord
 	for _, n := range poseNodes {
 		var p DockingPoseRecord
 		var err error
+		checks := map[string]*PoseCheck{}
 		for _, q := range bySubj[n] {
+			if c, ok := checkOf[q.Predicate]; ok {
+				pc := checks[c.name]
+				if pc == nil {
+					pc = &PoseCheck{Name: c.name}
+					checks[c.name] = pc
+				}
+				if c.value {
+					var f float64
+					if f, err = doubleOf(q.Object); err == nil {
+						pc.Value = &f
+					}
+				} else {
+					var b bool
+					if b, err = boolOf(q.Object); err == nil {
+						pc.Pass = &b
+					}
+				}
+				if err != nil {
+					return nil, nil, fmt.Errorf("ontology: docking result from quads: %w: %v %v", ErrInvalidDockingRecord, q.Predicate, q.Object)
+				}
+				continue
+			}
 			switch q.Predicate {
+			case MGPoseCheckError:
+				p.CheckError, err = dkString(q.Object)
+			case MGPoseValid:
+				var b bool
+				if b, err = boolOf(q.Object); err == nil {
+					p.Valid = &b
+				}
 			case MGLigand:
 				p.Ligand, err = iriOf(q.Object)
 			case MGMode:
@@ -538,6 +654,11 @@ func DockingResultFromQuads(qs []quad.Quad) ([]DockingPoseRecord, *DockingFailur
 				p.File.Filename, _ = dkString(q.Object)
 			}
 		}
+		for _, name := range PoseCheckNames() {
+			if c := checks[name]; c != nil {
+				p.Checks = append(p.Checks, *c)
+			}
+		}
 		if p.Mode < 1 || p.File.SHA256 == "" {
 			return nil, nil, fmt.Errorf("ontology: docking result from quads: %w: incomplete pose %v", ErrInvalidDockingRecord, n)
 		}
@@ -553,6 +674,14 @@ func dkString(v quad.Value) (string, error) {
 		return string(s), nil
 	}
 	return "", errors.New("not an xsd:string")
+}
+
+func boolOf(v quad.Value) (bool, error) {
+	s, err := typed(v, XSDBoolean)
+	if err != nil {
+		return false, err
+	}
+	return strconv.ParseBool(s)
 }
 
 func iriOf(v quad.Value) (quad.IRI, error) {

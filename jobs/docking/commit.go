@@ -9,6 +9,7 @@ import (
 
 	"github.com/cayleygraph/quad"
 
+	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/docking/interact"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/jobs"
@@ -222,11 +223,19 @@ func (t *Task) records(j jobs.Job, receptor quad.IRI, o work.DockOutcome) ([]ont
 		if err != nil {
 			return nil, nil, err
 		}
-		out = append(out, ontology.DockingPoseRecord{Ligand: lig, Mode: p.Mode, Affinity: p.Affinity,
+		rec := ontology.DockingPoseRecord{Ligand: lig, Mode: p.Mode, Affinity: p.Affinity,
 			RMSDLB: p.RMSDLB, RMSDUB: p.RMSDUB, FileIRI: ontology.BlobIRI(t.base, ref.SHA256),
 			File: ontology.ReceptorFile{SHA256: ref.SHA256, Bytes: ref.Size, MediaType: ontology.MediaTypeSDF,
 				Filename: fmt.Sprintf("%s_%s_%d.sdf", j.ID, o.Ligand, p.Mode)},
-			Receptor: receptor, Interactions: poseInteractions(p.Interactions), Isomer: o.Isomer})
+			Receptor: receptor, Interactions: poseInteractions(p.Interactions), Isomer: o.Isomer, CheckError: p.CheckError}
+		if len(p.Checks) > 0 {
+			valid := chem.PoseValid(p.Checks)
+			rec.Valid = &valid
+			for _, c := range p.Checks {
+				rec.Checks = append(rec.Checks, ontology.PoseCheck{Name: c.Name, Pass: c.Pass, Value: c.Value})
+			}
+		}
+		out = append(out, rec)
 	}
 	return out, nil, nil
 }

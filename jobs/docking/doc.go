@@ -15,14 +15,15 @@
 //     ResultsPerGraph ligands (ligand i of the job's ligand order is in
 //     graph i / ResultsPerGraph): per docked ligand its mg:DockingPose
 //     nodes <job>/ligand/<molecule id>#mode-N (one per mode in Vina's --out
-//     file, with the reassembled SDF as a mg:File blob and one
+//     file, with the reassembled SDF as a mg:File blob, the pose checks
+//     (mg:poseValid and mg:<check>Passed / mg:<check>Value) and one
 //     mg:<type>With triple per residue and interaction type of the pose,
 //     docking/interact, with the mg:Residue nodes they point to) and the
 //     stereoisomers docked, <job>/ligand/<molecule id>#isomer-K (a ligand
 //     with unspecified stereo is docked as each of its stereoisomers, its
 //     poses are those of the best, mg:stereoisomer), per failed ligand a
 //     node <job>/ligand/<molecule id>#failure with the error. Grouping
-//     ligands makes listing a 10,000-ligand job about 625 graph reads
+//     ligands makes listing a 10,000-ligand job about 834 graph reads
 //     instead of 10,000.
 //
 // Each ligand's outcome is committed (its results graph rewritten with the

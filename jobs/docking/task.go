@@ -142,14 +142,16 @@ func ResultIRI(j quad.IRI, ligand string) quad.IRI { return quad.IRI(string(j) +
 // (in the job's ligand order) is in graph i / ResultsPerGraph, so listing a
 // job's results reads one graph per ResultsPerGraph ligands instead of one
 // per ligand, and a graph (rewritten whole by each commit) stays below a
-// commit's quad limit (20,000): a pose is 15 quads plus one per
-// interaction fingerprint entry (docking/interact; 10-20 for a drug-like
-// ligand), so 16 ligands x 20 modes x (15 + 30) = 14,400 quads plus the
-// residue nodes and the stereoisomer nodes (8 quads each, at most 8 per
-// ligand: 1,024). It was 32 before poses carried interactions; a job
-// resumed across that change puts its remaining ligands in graph
-// i / 16, next to older outcomes, which reading collects all the same.
-const ResultsPerGraph = 16
+// commit's quad limit (20,000): a pose is 15 quads, up to 16 for its
+// checks and verdict, plus one per interaction fingerprint entry
+// (docking/interact; 10-20 for a drug-like ligand), so 12 ligands x 20
+// modes x (15 + 16 + 30) = 14,640 quads plus the residue nodes and the
+// stereoisomer nodes (8 quads each, at most 8 per ligand: 768). It was 32
+// before poses carried interactions and checks, then 16; a job resumed
+// across such a change puts its remaining ligands in graph
+// i / ResultsPerGraph, next to older outcomes, which reading collects all
+// the same.
+const ResultsPerGraph = 12
 
 // ResultsIRI is results graph k of job j.
 func ResultsIRI(j quad.IRI, k int) quad.IRI {

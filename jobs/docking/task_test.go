@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,6 +170,34 @@ func TestDock1iep(t *testing.T) {
 	}
 	if !strings.Contains(string(sdf), "> <affinity_kcal>\n"+strconv.FormatFloat(best, 'f', 3, 64)+"\n") {
 		t.Errorf("affinity tag missing:\n%s", sdf)
+	}
+	// Every pose was checked, and the checks came back from the graph. A
+	// Vina pose keeps the prepared bond lengths, angles and stereo (only
+	// torsions move), whatever the search found.
+	for _, p := range poses {
+		if p.Valid == nil || len(p.Checks) != len(chem.PoseCheckSpecs()) || p.CheckError != "" {
+			t.Fatalf("mode %d: checks %+v valid %v error %q", p.Mode, p.Checks, p.Valid, p.CheckError)
+		}
+		for _, c := range p.Checks {
+			switch c.Name {
+			case chem.CheckBondLengths, chem.CheckBondAngles, chem.CheckStereo, chem.CheckAromaticRingFlatness:
+				if c.Pass == nil || !*c.Pass {
+					t.Errorf("mode %d: %s failed", p.Mode, c.Name)
+				}
+			}
+		}
+	}
+	t.Logf("mode 1 valid %v", *poses[0].Valid)
+}
+
+// TestPoseCheckNames: the graph has terms for exactly the checks chem runs.
+func TestPoseCheckNames(t *testing.T) {
+	var names []string
+	for _, s := range chem.PoseCheckSpecs() {
+		names = append(names, s.Name)
+	}
+	if !slices.Equal(names, ontology.PoseCheckNames()) {
+		t.Errorf("chem %v, ontology %v", names, ontology.PoseCheckNames())
 	}
 }
 

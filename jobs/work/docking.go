@@ -48,7 +48,9 @@ type DockUnit struct {
 	SMILES string     `json:"smiles,omitempty"`
 }
 
-// Pose is one docked mode with its reassembled SDF.
+// Pose is one docked mode with its reassembled SDF and its checks
+// (chem.Pool.CheckPoses; none when they could not be run, CheckError says
+// why).
 type Pose struct {
 	Mode     int     `json:"mode"`
 	Affinity float64 `json:"affinity"`
@@ -60,6 +62,38 @@ type Pose struct {
 	// chemistry could not be read for them (the pose is kept).
 	Interactions []interact.Interaction `json:"interactions,omitempty"`
 	Fingerprint  []string               `json:"fingerprint,omitempty"`
+	// Checks are the pose checks (chem.Pool.CheckPoses); CheckError says
+	// why there are none.
+	Checks     []chem.PoseCheck `json:"checks,omitempty"`
+	CheckError string           `json:"check_error,omitempty"`
+}
+
+// CheckPoses runs the pose checks on the poses of one ligand (structure s,
+// the molecule docked) against the receptor's heavy atoms and stores them
+// in the poses. A ligand the checks refuse (too large) or cannot read
+// keeps its poses, with CheckError set; only the end of ctx is an error.
+func CheckPoses(ctx context.Context, pool *chem.Pool, s *chem.Structure, receptor []chem.ReceptorAtom, poses []Pose) error {
+	var sdf []byte
+	for _, p := range poses {
+		sdf = append(sdf, p.SDF...)
+	}
+	r, err := pool.CheckPoses(ctx, s.SMILES, sdf, receptor)
+	if err == nil && len(r.Poses) != len(poses) {
+		err = fmt.Errorf("chem: pose checks: %d reports for %d poses", len(r.Poses), len(poses))
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		for i := range poses {
+			poses[i].CheckError = err.Error()
+		}
+		return nil
+	}
+	for i := range poses {
+		poses[i].Checks = r.Poses[i]
+	}
+	return nil
 }
 
 // Isomer is one stereoisomer of a ligand, docked as its own vina run:
@@ -307,7 +341,8 @@ func PrepareIsomers(ctx context.Context, pool *chem.Pool, id, smiles string, in 
 // its best isomer, or its failure when no isomer docked; a ligand stopped
 // because ctx ended gets none (it is not a failure of the ligand). The
 // error is for the whole call (bad receptor, box, parameters, temporary
-// files).
+// files). The poses of every docked ligand are checked (CheckPoses) before
+// its outcome is emitted, and DockEach returns after the last check.
 func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, units []DockUnit, load func(ctx context.Context, u *DockUnit) error, slots int, emit func(DockOutcome)) error {
 	b := &dk.Batch{Vina: d.Vina, Receptor: receptor, Box: job.Box, Params: job.Params, Workers: slots}
 	names := make([]string, len(units))
@@ -319,6 +354,21 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 	// Failed event, delivered after.
 	prepared := make([]*PreparedIsomers, len(units))
 	members := make([][]int, len(units))
+	// The receptor side of the pose checks, once per call; a receptor the
+	// batch accepts always has it (Batch checks the same PDBQT).
+	recAtoms, recErr := dk.ReceptorCheckAtoms(receptor)
+	// Poses are reassembled and checked on a goroutine per docked ligand
+	// (the checks on the chem pool's threads), so a vina slot starts its
+	// next ligand at once and the event lock is not held meanwhile;
+	// DockEach returns after the last.
+	var checks sync.WaitGroup
+	defer checks.Wait()
+	var emitMu sync.Mutex
+	emitLocked := func(o DockOutcome) {
+		emitMu.Lock()
+		defer emitMu.Unlock()
+		emit(o)
+	}
 	var irec *interact.Receptor
 	var irecOnce sync.Once // built by the first finished ligand
 	outcome := func(i int) DockOutcome {
@@ -362,7 +412,7 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 		o := outcome(ev.Index)
 		if ev.Kind == dk.Failed {
 			o.Failure = ev.Err.Error()
-			emit(o)
+			emitLocked(o)
 			return
 		}
 		best := -1
@@ -380,18 +430,30 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 		}
 		if best < 0 {
 			o.Failure = fmt.Sprintf("ligand %s: %v: the best run is not one of the isomers", o.Ligand, dk.ErrVinaFailed)
-			emit(o)
+			emitLocked(o)
 			return
 		}
 		o.Isomers, o.StereoTotal = p.Isomers, p.Total
 		irecOnce.Do(func() { irec = interactionReceptor(receptor) })
-		poses, err := Poses(job, o.Ligand, p.Structs[best], ev.Result, irec)
-		if err != nil {
-			o.Failure, o.Isomers, o.StereoTotal = err.Error(), nil, 0
-		} else {
-			o.Poses, o.Isomer = poses, best+1
-		}
-		emit(o)
+		s, res, rec := p.Structs[best], ev.Result, irec
+		checks.Add(1)
+		go func() {
+			defer checks.Done()
+			poses, err := Poses(job, o.Ligand, s, res, rec)
+			if err != nil {
+				o.Failure, o.Isomers, o.StereoTotal = err.Error(), nil, 0
+			} else {
+				if recErr != nil {
+					for i := range poses {
+						poses[i].CheckError = recErr.Error()
+					}
+				} else if CheckPoses(ctx, d.Pool, s, recAtoms, poses) != nil {
+					return // ctx ended: the ligand is docked again
+				}
+				o.Poses, o.Isomer = poses, best+1
+			}
+			emitLocked(o)
+		}()
 	})
 	return err
 }
