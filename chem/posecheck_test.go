@@ -21,7 +21,7 @@ import (
 // of 10 ETKDGv3 conformers (seeds 42..51, random coordinates) minimised 200
 // UFF iterations.
 
-func corpus1iep(t *testing.T, name string) []byte {
+func corpus1iep(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(sharedDir(t), "docking-corpus", name))
 	if err != nil {
@@ -31,7 +31,7 @@ func corpus1iep(t *testing.T, name string) []byte {
 }
 
 // receptor1iep is the 1iep receptor's heavy atoms with RDKit's radii.
-func receptor1iep(t *testing.T) []ReceptorAtom {
+func receptor1iep(t testing.TB) []ReceptorAtom {
 	t.Helper()
 	m, err := pdbqt.ParseMolecule(strings.NewReader(string(corpus1iep(t, "vina-examples/1iep/1iep_receptor.pdbqt"))))
 	if err != nil {
@@ -350,4 +350,61 @@ func FuzzCheckPoses(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkCheckPoses measures the CPU of the pose checks per ligand of
+// the docking benchmark (docking-corpus/ligands/throughput6.smi): each
+// ligand's embedded conformer checked as 9 poses (Vina's default
+// num_modes) against the 1iep receptor. Reported: CPU ms per ligand of
+// the setup (parse, bounds, patterns), the conformer ensemble and the 9
+// poses, from the C++ thread's clock.
+func BenchmarkCheckPoses(b *testing.B) {
+	smi, err := os.ReadFile(filepath.Join(sharedDir(b), "docking-corpus", "ligands", "throughput6.smi"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec := receptor1iep(b)
+	for _, line := range strings.Split(strings.TrimSpace(string(smi)), "\n") {
+		f := strings.Fields(line)
+		s, err := testPool.Structure(context.Background(), Input{Format: FormatSMILES, Content: f[0]})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sdf := structureSDF(b, s)
+		b.Run(f[1], func(b *testing.B) {
+			var setup, ens, poses float64
+			for b.Loop() {
+				r, err := testPool.CheckPoses(context.Background(), s.SMILES, []byte(strings.Repeat(sdf, 9)), rec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				setup, ens, poses = setup+r.SetupMicros, ens+r.EnsembleMicros, poses+r.PosesMicros
+			}
+			n := float64(b.N) * 1e3
+			b.ReportMetric(setup/n, "setup-cpu-ms")
+			b.ReportMetric(ens/n, "ensemble-cpu-ms")
+			b.ReportMetric(poses/n, "9poses-cpu-ms")
+			b.ReportMetric((setup+ens+poses)/n, "total-cpu-ms")
+		})
+	}
+}
+
+// structureSDF writes a Structure as a V2000 record.
+func structureSDF(t testing.TB, s *Structure) string {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "x\n  test            3D\n\n%3d%3d  0  0  0  0  0  0  0  0999 V2000\n", len(s.Atoms), len(s.Bonds))
+	for _, a := range s.Atoms {
+		fmt.Fprintf(&b, "%10.4f%10.4f%10.4f %-3s 0  0  0  0  0  0  0  0  0  0  0  0\n", a.X, a.Y, a.Z, a.Element)
+	}
+	for _, bd := range s.Bonds {
+		fmt.Fprintf(&b, "%3d%3d%3d  0\n", bd.Begin+1, bd.End+1, bd.Kekule)
+	}
+	for i, a := range s.Atoms {
+		if a.FormalCharge != 0 {
+			fmt.Fprintf(&b, "M  CHG  1 %3d %3d\n", i+1, a.FormalCharge)
+		}
+	}
+	b.WriteString("M  END\n$$$$\n")
+	return b.String()
 }
