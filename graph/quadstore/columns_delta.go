@@ -428,8 +428,6 @@ func (b *builder) colChanges(ts uint64) *colChanges {
 	}
 	txn := s.db.NewTransactionAt(ts, false)
 	defer txn.Discard()
-	it := txn.NewIterator(badger.IteratorOptions{})
-	defer it.Close()
 	errFound := errors.New("found")
 	for _, t := range b.colDeleted {
 		if added[t] {
@@ -442,12 +440,18 @@ func (b *builder) colChanges(ts uint64) *colChanges {
 		if err != nil {
 			return nil
 		}
+		// An iterator bounded by the triple's prefix: Badger skips
+		// deleted keys inside Seek, so an unbounded iterator after a
+		// commit that deleted many triples would walk all their
+		// tombstones on every lookup (quadratic; TestLargeCommit).
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: sp.prefix})
 		err = scanIter(context.Background(), it, &sp, func(q ids) error {
 			if q[3] != 0 {
 				return errFound
 			}
 			return nil
 		})
+		it.Close()
 		switch {
 		case err == nil:
 			ch.gone = append(ch.gone, t)
