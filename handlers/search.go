@@ -121,8 +121,8 @@ func (s *Server) searchResource() resource {
 		Route{Method: http.MethodGet, Pattern: "/v1/molecules/search/jobs/{job_id}", Scope: auth.ScopeRead, Class: admission.Chem, Handle: s.searchJob,
 			Doc: Doc{Summary: "A structure search job: 202 while it runs, its hits (as the search route gives them) once done", Description: jobDesc,
 				Tag: "molecules", PathParams: jobParam, Params: append([]Param{format}, pageParams()...), Responses: []Response{hitsResponse, accepted}}},
-		Route{Method: http.MethodDelete, Pattern: "/v1/molecules/search/jobs/{job_id}", Scope: auth.ScopeRead, Handle: s.deleteSearchJob,
-			Doc: Doc{Summary: "Stop and forget a structure search job", Description: jobDesc, Tag: "molecules", PathParams: jobParam,
+		Route{Method: http.MethodDelete, Pattern: "/v1/molecules/search/jobs/{job_id}", Scope: auth.ScopeWrite, Handle: s.deleteSearchJob,
+			Doc: Doc{Summary: "Stop and forget a structure search job (write scope, the key that started it)", Description: jobDesc, Tag: "molecules", PathParams: jobParam,
 				Responses: []Response{{Status: http.StatusNoContent, Description: "Stopped and forgotten."}}}})
 	str := Schema{"type": "string"}
 	schemas := map[string]Schema{

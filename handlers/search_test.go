@@ -330,6 +330,12 @@ func TestSearchJobs(t *testing.T) {
 	if rec.Header().Get("Retry-After") == "" {
 		t.Error("429 without Retry-After")
 	}
+	// A job of the write key, deleted below.
+	rec = f.do(t, "GET", "/v1/molecules/search?type=exact&query=CCO", "write", nil)
+	if rec.Code != 202 {
+		t.Fatalf("write key's job: %d %s", rec.Code, rec.Body)
+	}
+	wloc := rec.Header().Get("Location")
 	free()
 	var done searchPage
 	for i := 0; ; i++ {
@@ -388,10 +394,14 @@ func TestSearchJobs(t *testing.T) {
 	}
 	problemOf(t, f.do(t, "GET", loc+"?type=exact", "read", nil), 400, "invalid_request")
 	// Delete: gone.
-	if rec := f.do(t, "DELETE", loc, "read", nil); rec.Code != 204 {
+	// Deleting is a write (spec/API.md: DELETE needs write scope), by the
+	// job's own key.
+	problemOf(t, f.do(t, "DELETE", loc, "read", nil), 403, "forbidden")
+	problemOf(t, f.do(t, "DELETE", loc, "write", nil), 404, "not_found") // not its job
+	if rec := f.do(t, "DELETE", wloc, "write", nil); rec.Code != 204 {
 		t.Fatalf("delete: %d %s", rec.Code, rec.Body)
 	}
-	problemOf(t, f.do(t, "GET", loc, "read", nil), 404, "not_found")
+	problemOf(t, f.do(t, "GET", wloc, "write", nil), 404, "not_found")
 	problemOf(t, f.do(t, "GET", "/v1/molecules/search/jobs/srch-nope", "read", nil), 404, "not_found")
 
 	// A job past its own budget fails with 503 timeout.

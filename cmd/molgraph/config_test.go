@@ -27,7 +27,7 @@ func TestServeConfigDefaults(t *testing.T) {
 	want := serveConfig{addr: ":8080", dataDir: "./data", baseIRI: "http://localhost:8080/", store: "badger",
 		maxBody: 64 << 20, maxJSONBody: 1 << 20, readHeaderTimeout: 10 * time.Second, readTimeout: 5 * time.Minute,
 		writeTimeout: 10 * time.Minute, idleTimeout: 2 * time.Minute, shutdownTimeout: 30 * time.Second,
-		sparqlTimeout: 30 * time.Second, searchTimeout: 30 * time.Second, searchCacheMolecules: 50_000, sparqlMaxRows: 100_000, graphqlMaxDepth: 10, graphqlMaxCost: 10_000,
+		sparqlTimeout: 30 * time.Second, searchTimeout: 30 * time.Second, searchJobTimeout: 10 * time.Minute, searchCacheMolecules: 50_000, sparqlMaxRows: 100_000, graphqlMaxDepth: 10, graphqlMaxCost: 10_000,
 		graphqlMaxTokens: graphql.DefaultMaxTokens, graphqlMaxSelections: graphql.DefaultMaxSelections,
 		jobWorkers: 1, batchMaxRecords: 100_000, tmpDir: "data/tmp", vinaTimeout: 30 * time.Minute,
 		rateLimit: 200, rateBurst: 400, maxInFlight: "sparql=8,graphql=8,chem=32,upload=8,qm=4,receptor=2,docking=8,export=2",
