@@ -59,7 +59,7 @@ func hisStates(r *Receptor) map[string]string {
 func TestPrepareReceptorPDB2PQR1iep(t *testing.T) {
 	needPDB2PQR(t)
 	ctx := context.Background()
-	r, err := PrepareReceptor(ctx, readCorpus(t, "derived/1iep_receptor_noH.pdb"), ReceptorOptions{})
+	r, err := PrepareReceptor(ctx, readCorpus(t, "derived/1iep_receptor_noH.pdb"), ReceptorOptions{Route: RoutePDB2PQR})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestPrepareReceptorPDB2PQR1iep(t *testing.T) {
 	t.Logf("1iep pH 7.4: %d atoms, %d HD, histidines %v, warnings %v", r.Atoms, r.PolarH, got, r.Warnings)
 
 	// At pH 4 PROPKA protonates more (histidines, carboxylates): more HD.
-	acid, err := PrepareReceptor(ctx, readCorpus(t, "derived/1iep_receptor_noH.pdb"), ReceptorOptions{PH: phOf(4)})
+	acid, err := PrepareReceptor(ctx, readCorpus(t, "derived/1iep_receptor_noH.pdb"), ReceptorOptions{Route: RoutePDB2PQR, PH: phOf(4)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,16 +157,16 @@ func TestPrepareReceptorFallback(t *testing.T) {
 			t.Errorf("%s: no warning: %v", name, r.Warnings)
 		}
 	}
-	r, err := PrepareReceptor(ctx, []byte(b.String()), ReceptorOptions{})
+	r, err := PrepareReceptor(ctx, []byte(b.String()), ReceptorOptions{Route: RoutePDB2PQR})
 	check("unknown residue", r, err, "XYZ")
-	r, err = PrepareReceptor(ctx, readCorpus(t, "vina-examples/5x72/5x72.pdb"), ReceptorOptions{KeepHetero: true})
+	r, err = PrepareReceptor(ctx, readCorpus(t, "vina-examples/5x72/5x72.pdb"), ReceptorOptions{Route: RoutePDB2PQR, KeepHetero: true})
 	check("kept ligands", r, err, "P59, P69")
-	r, err = PrepareReceptor(ctx, noH, ReceptorOptions{PDB2PQR: filepath.Join(t.TempDir(), "no-pdb2pqr")})
+	r, err = PrepareReceptor(ctx, noH, ReceptorOptions{Route: RoutePDB2PQR, PDB2PQR: filepath.Join(t.TempDir(), "no-pdb2pqr")})
 	check("no pdb2pqr", r, err, "no-pdb2pqr")
 
 	// Zinc and calcium ions kept: PDB2PQR has no template for them, but
 	// they need no hydrogens.
-	m, err := PrepareReceptor(ctx, readCorpus(t, "pockets/p2rank-testdata/1fbl.pdb"), ReceptorOptions{KeepMetals: true})
+	m, err := PrepareReceptor(ctx, readCorpus(t, "pockets/p2rank-testdata/1fbl.pdb"), ReceptorOptions{Route: RoutePDB2PQR, KeepMetals: true})
 	if err != nil {
 		t.Fatal(err)
 	}

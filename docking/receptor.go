@@ -96,7 +96,7 @@ var modifiedResidues = map[string]bool{
 // receptor. A PDBQT is validated (rigid, Vina atom types) and used as is.
 // A PDB goes through CleanPDB and then one of two routes (opt.Route):
 //
-//   - RoutePDB2PQR (the default): PDB2PQR with PROPKA protonates at opt.PH,
+//   - RoutePDB2PQR: PDB2PQR with PROPKA protonates at opt.PH,
 //     then `obabel -ipdb -xr -opdbqt` writes the PDBQT from that file
 //     without adding hydrogens. Open Babel writes the PDBQT on both routes
 //     (rather than a writer of ours) so that the routes differ only in

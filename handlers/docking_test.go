@@ -281,10 +281,10 @@ func sdfAtoms(t *testing.T, data []byte) []docking.Atom3D {
 	return out
 }
 
-// TestDocking1iepEndToEnd is issue 8's end-to-end check through the API,
-// and issue 19's with the pH route: the receptor from its H-stripped PDB
-// (prepared by the default route, PDB2PQR with PROPKA at pH 7.4 then Open
-// Babel, asked for explicitly and checked in the record), imatinib from
+// TestDocking1iepEndToEnd is issue 8's end-to-end check through the API:
+// the receptor from its H-stripped PDB (prepared by the default route,
+// Open Babel, at pH 7.4, checked in the record; issue 19's pH route,
+// PDB2PQR, misses the crystal pose here: see docking.DefaultRoute), imatinib from
 // the crystal SDF, the documented box (15.190, 53.903, 16.917; 20 Å),
 // exhaustiveness 8, seed 42. The docking corpus records -13.357 kcal/mol
 // for this run with Vina 1.2.3 and a top pose 0.35 Å (symmetry-aware
@@ -296,14 +296,14 @@ func TestDocking1iepEndToEnd(t *testing.T) {
 		t.Skip("runs Vina at exhaustiveness 8 (a minute or two)")
 	}
 	f, _, imatinib := newDockingFixture(t)
-	rec := f.postReceptor(t, "1iep_receptor_noH.pdb", dockingCorpus(t, "derived/1iep_receptor_noH.pdb"), "ph", "7.4", "route", "pdb2pqr")
+	rec := f.postReceptor(t, "1iep_receptor_noH.pdb", dockingCorpus(t, "derived/1iep_receptor_noH.pdb"), "ph", "7.4")
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("receptor: %d %s", rec.Code, rec.Body)
 	}
 	rv := decodeReceptor(t, rec)
 	receptor := rv.ID
-	if p := rv.Preparation; p == nil || p.Route != docking.RoutePDB2PQR || p.PH != 7.4 {
-		t.Fatalf("receptor preparation %+v, want the pdb2pqr route at pH 7.4 (is pdb2pqr installed?)", p)
+	if p := rv.Preparation; p == nil || p.Route != docking.DefaultRoute || p.PH != 7.4 {
+		t.Fatalf("receptor preparation %+v, want the default route at pH 7.4", p)
 	}
 	sub := f.postJob(t, map[string]any{"receptor": receptor, "ligands": []string{imatinib}, "pocket": "box",
 		"box":            map[string]any{"center": []float64{15.190, 53.903, 16.917}, "size": []float64{20, 20, 20}},

@@ -356,7 +356,7 @@ func TestReceptorUploadPH(t *testing.T) {
 	f, st := newReceptorFixture(t)
 	in := dockingCorpus(t, "derived/1iep_receptor_noH.pdb")
 	inAtoms, inResidues := atomLines(in)
-	res := f.postReceptor(t, "1iep.pdb", in)
+	res := f.postReceptor(t, "1iep.pdb", in, "route", "pdb2pqr")
 	if res.Code != http.StatusCreated {
 		t.Fatalf("status %d: %s", res.Code, res.Body)
 	}
@@ -401,7 +401,7 @@ func TestReceptorUploadPH(t *testing.T) {
 		t.Errorf("shapes: %v %+v", err, rep)
 	}
 
-	acid := f.postReceptor(t, "1iep.pdb", in, "ph", "4")
+	acid := f.postReceptor(t, "1iep.pdb", in, "ph", "4", "route", "pdb2pqr")
 	if acid.Code != http.StatusCreated {
 		t.Fatalf("pH 4: %d %s", acid.Code, acid.Body)
 	}
@@ -409,7 +409,7 @@ func TestReceptorUploadPH(t *testing.T) {
 	if a.ID == v.ID || a.Preparation.PH != 4 || a.Atoms <= v.Atoms {
 		t.Errorf("pH 4: id %s (pH 7.4 %s), preparation %+v, %d atoms (pH 7.4: %d)", a.ID, v.ID, a.Preparation, a.Atoms, v.Atoms)
 	}
-	if again := f.postReceptor(t, "x.pdb", in, "ph", "7.4"); again.Code != http.StatusOK || decodeReceptor(t, again).ID != v.ID {
+	if again := f.postReceptor(t, "x.pdb", in, "ph", "7.4", "route", "pdb2pqr"); again.Code != http.StatusOK || decodeReceptor(t, again).ID != v.ID {
 		t.Errorf("explicit ph 7.4: %d, want 200 with %s", again.Code, v.ID)
 	}
 	if n := countReceptors(t, st); n != 2 {
