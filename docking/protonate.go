@@ -232,23 +232,15 @@ var pdb2pqrVersions sync.Map // string -> string
 
 // PDB2PQRVersion returns the version `bin --version` reports ("pdb2pqr
 // 3.5.2" gives "3.5.2"; bin "" means "pdb2pqr30" from PATH), or "" when it
-// cannot tell. Cached per binary like ObabelVersion.
+// cannot tell. Cached per binary (toolVersion).
 func PDB2PQRVersion(ctx context.Context, bin string) string {
 	if bin == "" {
 		bin = "pdb2pqr30"
 	}
-	if v, ok := pdb2pqrVersions.Load(bin); ok {
-		return v.(string)
-	}
-	out, err := subproc.Run(ctx, subproc.Cmd{Path: bin, Args: []string{"--version"}, Timeout: 30 * time.Second,
-		MaxStdout: 4096, MaxStderr: 4096})
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(out.Stdout))
-	if len(f) != 2 || f[0] != "pdb2pqr" {
-		return ""
-	}
-	pdb2pqrVersions.Store(bin, f[1])
-	return f[1]
+	return toolVersion(ctx, &pdb2pqrVersions, bin, []string{"--version"}, 30*time.Second, func(f []string) string {
+		if len(f) != 2 || f[0] != "pdb2pqr" {
+			return ""
+		}
+		return f[1]
+	})
 }

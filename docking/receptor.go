@@ -534,25 +534,35 @@ var obabelVersions sync.Map // string -> string
 
 // ObabelVersion returns the version `bin -V` reports ("Open Babel 3.1.1 --
 // Jan 4 2023 -- ..." gives "3.1.1"; bin "" means "obabel" from PATH), or ""
-// when it cannot tell. A version once read is cached for the process, so
-// that callers recording provenance per receptor do not start obabel each
-// time; failures are not cached and are retried on the next call.
+// when it cannot tell. Cached per binary (toolVersion).
 func ObabelVersion(ctx context.Context, bin string) string {
 	if bin == "" {
 		bin = "obabel"
 	}
-	if v, ok := obabelVersions.Load(bin); ok {
+	return toolVersion(ctx, &obabelVersions, bin, []string{"-V"}, 10*time.Second, func(f []string) string {
+		if len(f) < 3 || f[0] != "Open" || f[1] != "Babel" {
+			return ""
+		}
+		return f[2]
+	})
+}
+
+// toolVersion runs `bin args...` once per binary and returns what parse
+// makes of its stdout's fields, or "". A version once read is cached in
+// cache for the process, so that callers recording provenance per
+// receptor do not start the tool each time; failures are not cached and
+// are retried on the next call.
+func toolVersion(ctx context.Context, cache *sync.Map, bin string, args []string, timeout time.Duration, parse func([]string) string) string {
+	if v, ok := cache.Load(bin); ok {
 		return v.(string)
 	}
-	out, err := subproc.Run(ctx, subproc.Cmd{Path: bin, Args: []string{"-V"}, Timeout: 10 * time.Second,
-		MaxStdout: 4096, MaxStderr: 4096})
+	out, err := subproc.Run(ctx, subproc.Cmd{Path: bin, Args: args, Timeout: timeout, MaxStdout: 4096, MaxStderr: 4096})
 	if err != nil {
 		return ""
 	}
-	f := strings.Fields(string(out.Stdout))
-	if len(f) < 3 || f[0] != "Open" || f[1] != "Babel" {
-		return ""
+	v := parse(strings.Fields(string(out.Stdout)))
+	if v != "" {
+		cache.Store(bin, v)
 	}
-	obabelVersions.Store(bin, f[2])
-	return f[2]
+	return v
 }
