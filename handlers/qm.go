@@ -100,7 +100,7 @@ func (s *Server) qmRoutes() []Route {
 				Description: "Gaussian, ORCA, Psi4, NWChem and xtb logs, detected from their content. The same file bytes give the same id: " +
 					"a second upload answers 200 with the stored record. With validate_ontology=true the triples are checked " +
 					"against the SHACL shapes (GET /v1/shapes) before anything is stored. A log with several job steps " +
-					"(Gaussian Link1 jobs, NWChem tasks) becomes one calculation per step, linked in order; the answer is " +
+					"(Gaussian Link1 jobs, NWChem tasks, Psi4 driver calls, ORCA multi-job and compound runs) becomes one calculation per step, linked in order; the answer is " +
 					"their group, whose steps lists them (each with its own record, triples and features).",
 				Request: &Body{Required: true, Content: map[string]Schema{"multipart/form-data": {"type": "object", "required": []string{"file"},
 					"properties": Schema{

@@ -11,6 +11,15 @@
 // is taken from the simple-input keywords ("! B3LYP def2-SVP Opt") and
 // falls back to "HF" when the Hamiltonian section says Hartree-Fock.
 //
+// A run of several jobs (inputs joined with $new_job, announced by
+// "$$$ JOB NUMBER n $$$" banners, or an ORCA 6 compound script's
+// "COMPOUND JOB n" jobs) is read as one calculation per job (qm.ParseSteps):
+// each job's method, job types and basis come from its part of the input
+// echo and of the basis announcements, its wall time from its "Sum of
+// individual times" (ORCA times only the whole run otherwise), and a job
+// followed by another terminated normally (ORCA stops the whole run at an
+// error). The compound driver's own header and trailer are no step.
+//
 // There is no maintained Go library for ORCA output; cclib (Python) is the
 // reference this parser is tested against.
 package orca

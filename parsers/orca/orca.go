@@ -22,8 +22,85 @@ func (Parser) Parse(r io.Reader) (*qm.Calculation, error) { return Parse(r) }
 // nothing ORCA-like was found, or the read error of r (wrapped, with the
 // partial calculation).
 func Parse(r io.Reader) (*qm.Calculation, error) {
-	p := &parser{c: &qm.Calculation{Program: qm.ORCA}}
-	return qm.ParseLines("orca", p.c, r, p.line, p.finish)
+	s := &stepper{p: &parser{c: &qm.Calculation{Program: qm.ORCA}}}
+	return qm.ParseSteps("orca", r, s.line, s.finish)
+}
+
+// stepper splits a multi-job run into its jobs: each "$$$ JOB NUMBER n $$$"
+// banner (inputs joined with $new_job) or "COMPOUND JOB n" banner (ORCA 6
+// compound scripts; not "COMPOUND JOB MainJOB", the driver's own header)
+// starts a step read by a fresh parser. What precedes the first job (the
+// program banner, the input echo with every job's keywords, the basis set
+// ORCA announces for each job, the compound driver's header) yields no
+// step of its own: a parser that has read no geometry, SCF or frequencies
+// when a job starts is replaced, and what it read of the header (version,
+// per-job keywords and basis sets) passes to the next. A job followed by
+// another terminated normally (ORCA ends the whole run at an error, so it
+// starts the next job only after one has ended); the last one as a
+// single-job log, by "ORCA TERMINATED NORMALLY".
+type stepper struct {
+	p      *parser
+	steps  []*qm.Calculation
+	capped bool
+}
+
+func (s *stepper) line(b []byte) {
+	if n, compound, ok := jobBanner(b); ok {
+		s.startJob(n, compound)
+	}
+	s.p.line(b)
+}
+
+func (s *stepper) startJob(n int, compound bool) {
+	old := s.p
+	if old.hasResults() {
+		if len(s.steps) >= qm.MaxSteps-1 {
+			if !s.capped {
+				s.capped = true
+				old.c.Warn("more than the maximum number of jobs: the rest of the log is read into the last one")
+			}
+			return
+		}
+		old.finish()
+		old.c.NormalTermination = true
+		s.steps = append(s.steps, old.c)
+	}
+	s.p = &parser{c: &qm.Calculation{Program: qm.ORCA, ProgramVersion: old.c.ProgramVersion}, multi: true}
+	if !compound {
+		// The header's input echo and basis announcements list every job.
+		s.p.echo, s.p.bases, s.p.job = old.echo, old.bases, n-1
+	} // a compound job echoes its own input and announces its own basis
+}
+
+func (s *stepper) finish() []*qm.Calculation {
+	s.p.finish()
+	return append(s.steps, s.p.c)
+}
+
+// jobBanner reads the job number of a "$$$ JOB NUMBER n $$$" or
+// "COMPOUND JOB n" line (compound true).
+func jobBanner(b []byte) (n int, compound, ok bool) {
+	t := bytes.TrimLeft(b, " ")
+	if len(t) == 0 || t[0] != '$' && t[0] != 'C' {
+		return 0, false, false
+	}
+	t = bytes.Trim(t, " \t\r$*")
+	var rest []byte
+	switch {
+	case bytes.HasPrefix(t, []byte("JOB NUMBER")):
+		rest = t[len("JOB NUMBER"):]
+	case bytes.HasPrefix(t, []byte("COMPOUND JOB")):
+		rest, compound = t[len("COMPOUND JOB"):], true
+	default:
+		return 0, false, false
+	}
+	n, ok = qm.ParseInt(bytes.TrimSpace(rest))
+	return n, compound, ok && n >= 1 && n <= 1<<20
+}
+
+// hasResults reports whether p has read a geometry, an SCF or frequencies.
+func (p *parser) hasResults() bool {
+	return len(p.c.SCF) > 0 || len(p.c.Geometries) > 0 || len(p.geom) > 0 || p.scfPending || len(p.modes) > 0
 }
 
 type section int
@@ -49,8 +126,17 @@ type parser struct {
 	fields [][]byte
 	geom   qm.Geometry
 
-	keywords   []string
+	// echo holds the simple-input keywords of the last input echo, one
+	// list per job ($new_job starts the next); job is this parser's job
+	// in it and in bases, the basis sets announced so far in order.
+	echo       [][]string
+	job        int
+	bases      []string
+	multi      bool // a job of a multi-job run
 	hfHamilton bool
+
+	modules    bool     // in the "Timings for individual modules" block
+	moduleTime *float64 // its "Sum of individual times" (s)
 
 	scfPending bool
 	scfConv    bool
@@ -185,6 +271,11 @@ func (p *parser) line(b []byte) {
 			}
 		case bytes.HasPrefix(t, []byte("SCF NOT CONVERGED")):
 			p.c.Warn("SCF not converged")
+		case p.modules && bytes.HasPrefix(t, []byte("Sum of individual times")):
+			p.modules = false
+			if v, ok := qm.FloatAfter(t, "..."); ok {
+				p.moduleTime = qm.Float(v)
+			}
 		}
 	case '*':
 		switch {
@@ -231,6 +322,8 @@ func (p *parser) line(b []byte) {
 			if v, ok := qm.FloatAfter(t, "..."); ok {
 				p.c.Thermo.Temperature = qm.Float(v)
 			}
+		case bytes.HasPrefix(t, []byte("Timings for individual modules")):
+			p.modules = true
 		case bytes.HasPrefix(t, []byte("TOTAL RUN TIME:")):
 			if s, ok := runTime(t[len("TOTAL RUN TIME:"):]); ok {
 				p.c.WallTime = qm.Float(s)
@@ -281,7 +374,9 @@ func (p *parser) line(b []byte) {
 			p.c.AddJob(qm.JobFrequency)
 		}
 	case 'I':
-		if bytes.HasPrefix(t, []byte("IR SPECTRUM")) {
+		if bytes.Equal(bytes.TrimSpace(t), []byte("INPUT FILE")) {
+			p.echo = nil // a new input echo
+		} else if bytes.HasPrefix(t, []byte("IR SPECTRUM")) {
 			p.sec = secIR
 			p.irIntCol = 2
 			if p.irByN == nil {
@@ -325,7 +420,16 @@ func (p *parser) line(b []byte) {
 		}
 	case 'Y':
 		if bytes.HasPrefix(t, []byte("Your calculation utilizes the basis:")) {
-			p.c.BasisSet = strings.TrimSpace(string(t[len("Your calculation utilizes the basis:"):]))
+			basis := strings.TrimSpace(string(t[len("Your calculation utilizes the basis:"):]))
+			// In a job of a multi-job run the first announcement counts:
+			// a compound driver announces its own basis again after the
+			// last job.
+			if !p.multi || p.c.BasisSet == "" {
+				p.c.BasisSet = basis
+			}
+			if len(p.bases) < qm.MaxSteps {
+				p.bases = append(p.bases, basis)
+			}
 		}
 	case 'A':
 		if bytes.HasPrefix(t, []byte("Ab initio Hamiltonian")) && bytes.Contains(t, []byte("Hartree-Fock")) {
@@ -336,16 +440,26 @@ func (p *parser) line(b []byte) {
 			p.c.Unrestricted = true
 		}
 	case '|':
-		// Input echo: "|  1> ! B3LYP def2-SVP Opt"
+		// Input echo: "|  1> ! B3LYP def2-SVP Opt", "| 10> $new_job".
 		if i := bytes.Index(t, []byte("> ")); i > 0 && i < 8 {
 			in := bytes.TrimSpace(t[i+2:])
-			if len(in) > 0 && in[0] == '!' && len(p.keywords) < 200 {
+			switch {
+			case len(in) > 0 && in[0] == '!':
+				if len(p.echo) == 0 {
+					p.echo = [][]string{nil}
+				}
+				kw := &p.echo[len(p.echo)-1]
 				for _, k := range strings.Fields(string(in[1:])) {
-					if k == "#" || strings.HasPrefix(k, "#") {
+					if k == "#" || strings.HasPrefix(k, "#") || len(*kw) >= 200 {
 						break
 					}
-					p.keywords = append(p.keywords, k)
+					*kw = append(*kw, k)
 				}
+			case bytes.HasPrefix(in, []byte("$new_job")) && len(p.echo) < qm.MaxSteps:
+				if len(p.echo) == 0 {
+					p.echo = [][]string{nil}
+				}
+				p.echo = append(p.echo, nil)
 			}
 		}
 	}
@@ -488,9 +602,21 @@ func (p *parser) finish() {
 	if p.scfPending {
 		c.SCF = append(c.SCF, qm.SCF{Converged: false, Iterations: p.scfIters})
 	}
-	// Keywords: job types, method, basis fallback.
+	if p.multi {
+		// ORCA times the whole run only ("TOTAL RUN TIME"); a job's own
+		// time is the sum of its modules' times.
+		c.WallTime = p.moduleTime
+		if c.BasisSet == "" && p.job < len(p.bases) {
+			c.BasisSet = p.bases[p.job]
+		}
+	}
+	// Keywords of this job: job types, method, basis fallback.
+	var keywords []string
+	if p.job < len(p.echo) {
+		keywords = p.echo[p.job]
+	}
 	method := ""
-	for _, k := range p.keywords {
+	for _, k := range keywords {
 		lk := strings.ToLower(k)
 		switch {
 		case lk == "opt" || lk == "copt" || lk == "zopt" || lk == "tightopt" || lk == "looseopt" || lk == "verytightopt":
@@ -514,7 +640,7 @@ func (p *parser) finish() {
 		method = "HF"
 	}
 	c.Method = method
-	if len(c.JobTypes) == 0 && (len(c.SCF) > 0 || len(p.keywords) > 0) {
+	if len(c.JobTypes) == 0 && (len(c.SCF) > 0 || len(keywords) > 0) {
 		c.AddJob(qm.JobEnergy)
 	}
 	if p.isOpt {

@@ -20,7 +20,8 @@
 // temperatures in kelvin and pressures in atm. Quantities a log does not
 // contain are nil (pointers) or empty slices, never 0.
 //
-// A log with several job steps (Gaussian Link1 jobs, NWChem tasks) is read
+// A log with several job steps (Gaussian Link1 jobs, NWChem tasks, Psi4
+// driver calls, ORCA $new_job and compound jobs) is read
 // by ParseSteps into one Calculation per step, returned as their Group
 // (Calculation.Steps); at most MaxSteps steps per log.
 //
