@@ -54,7 +54,11 @@ func moleculeServices(cfg serveConfig, store *graph.Store, tmp *subproc.TempDirs
 		log.Warn("chem pool started, but malloc is not jemalloc's: the chemistry runs ~20% slower", "workers", pool.Workers())
 	}
 	reg := batch.NewRegistry(store, pool, cfg.baseIRI, nil)
-	task := batch.NewTask(reg, batch.TaskOptions{})
+	var bopt batch.TaskOptions
+	if dq != nil {
+		dq.wireBatch(&bopt, pool, cfg, log)
+	}
+	task := batch.NewTask(reg, bopt)
 	tasks := []jobs.Task{task}
 	// Docking needs the vina binary; without it the docking routes answer
 	// 503 and everything else works.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/docking"
+	"github.com/molgraph/molgraph/jobs/batch"
 	jobsdocking "github.com/molgraph/molgraph/jobs/docking"
 	"github.com/molgraph/molgraph/jobs/queue"
 	"github.com/molgraph/molgraph/jobs/queue/jsq"
@@ -43,12 +44,12 @@ func natsClientOptions(urlDefault string) []option {
 // natsServeOptions are serve's options of the queue.
 func natsServeOptions() []option {
 	return append([]option{
-		{"queue", "MOLGRAPH_QUEUE", "local", "where docking units run: local (in this process) or nats (NATS JetStream workers: molgraph worker)"},
+		{"queue", "MOLGRAPH_QUEUE", "local", "where docking units and the chemistry of batch uploads run: local (in this process) or nats (NATS JetStream workers: molgraph worker)"},
 		{"nats-listen", "MOLGRAPH_NATS_LISTEN", "127.0.0.1:4222", "client listener of the embedded NATS server (none: in-process only); off loopback it needs --nats-tls-cert and --nats-tls-key"},
 		{"nats-tls-cert", "MOLGRAPH_NATS_TLS_CERT", "none", "TLS certificate (PEM) of the embedded NATS server's listener"},
 		{"nats-tls-key", "MOLGRAPH_NATS_TLS_KEY", "none", "TLS key (PEM) of the embedded NATS server's listener"},
 		{"nats-replicas", "MOLGRAPH_NATS_REPLICAS", "0", "replicas of the NATS streams (0: 1 with the embedded server, 3 on a cluster)"},
-		{"local-slots", "MOLGRAPH_LOCAL_SLOTS", "-1", "with --queue nats: vina processes serve runs itself as a worker (-1: --vina-workers, 0: none, coordinator only)"},
+		{"local-slots", "MOLGRAPH_LOCAL_SLOTS", "-1", "with --queue nats: vina processes serve runs itself as a worker (-1: --vina-workers, 0: none, coordinator only: no docking nor batch chemistry of its own)"},
 	}, natsClientOptions("embedded")...)
 }
 
@@ -264,13 +265,13 @@ func checkTLSCA(path string) error {
 	return nil
 }
 
-// dockQueue is the docking task's queue in serve --queue nats, with the
-// worker slots serve runs itself.
+// dockQueue is the queue of the docking and batch tasks in serve --queue
+// nats, with the worker slots serve runs itself.
 type dockQueue struct {
 	q      *jsq.Queue
 	nc     *nats.Conn
 	cancel context.CancelFunc
-	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
 // wire points the docking task's options at the queue and starts the
@@ -292,15 +293,46 @@ func (d *dockQueue) wire(opt *jobsdocking.Options, vina *docking.Vina, pool *che
 		return
 	}
 	host, _ := os.Hostname()
-	w := &jsq.Worker{NC: d.nc, Config: c, Name: "serve-" + host, Host: host, Slots: slots, Engine: engine,
+	d.serve(&jsq.Worker{NC: d.nc, Config: c, Name: "serve-" + host, Host: host, Slots: slots, Engine: engine,
 		Drain: cfg.shutdownTimeout,
-		Exec:  map[string]queue.Executor{work.KindDock: work.DockExecutor(&work.Docker{Vina: vina, Pool: pool, Worker: "serve-" + host, Host: host}, inputs)}}
+		Exec:  map[string]queue.Executor{work.KindDock: work.DockExecutor(&work.Docker{Vina: vina, Pool: pool, Worker: "serve-" + host, Host: host}, inputs)}}, log)
+}
+
+// chemUnitSlots is how many chemistry units a worker runs at once: each
+// keeps the chem pool busy on its own (ChemExecutor runs twice the pool's
+// threads at a time), the second one's records wait while the first
+// unit's outcome travels.
+const chemUnitSlots = 2
+
+// wireBatch points the batch task's options at the queue (the chemistry
+// of batch uploads runs on workers, the commits here) and, unless
+// --local-slots is 0, runs chemistry units on serve's own chem pool too.
+func (d *dockQueue) wireBatch(opt *batch.TaskOptions, pool *chem.Pool, cfg serveConfig, log *slog.Logger) {
+	engine := work.ChemEngine(version)
+	opt.Queue, opt.Engine, opt.Stall, opt.Logger = d.q, engine, 3*cfg.nats.ackWait, log
+	log.Info("batch chemistry on NATS workers", "engine", engine, "local", cfg.nats.localSlots != 0)
+	if cfg.nats.localSlots == 0 {
+		return
+	}
+	host, _ := os.Hostname()
+	d.serve(&jsq.Worker{NC: d.nc, Config: cfg.nats.jsq(0), Name: "serve-" + host + "-chem", Host: host, Slots: chemUnitSlots,
+		Engine: engine, Drain: cfg.shutdownTimeout,
+		Exec: map[string]queue.Executor{work.KindChem: work.ChemExecutor(pool, 2*pool.Workers())}}, log)
+}
+
+// serve runs w until stop.
+func (d *dockQueue) serve(w *jsq.Worker, log *slog.Logger) {
+	if d.cancel == nil {
+		d.cancel = func() {}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d.cancel, d.done = cancel, make(chan struct{})
+	prev := d.cancel
+	d.cancel = func() { prev(); cancel() }
+	d.wg.Add(1)
 	go func() {
-		defer close(d.done)
+		defer d.wg.Done()
 		if err := w.Serve(ctx); err != nil {
-			log.Error("local worker slots", "error", err)
+			log.Error("local worker slots", "worker", w.Name, "error", err)
 		}
 	}()
 }
@@ -309,7 +341,7 @@ func (d *dockQueue) wire(opt *jobsdocking.Options, vina *docking.Vina, pool *che
 func (d *dockQueue) stop() {
 	if d.cancel != nil {
 		d.cancel()
-		<-d.done
+		d.wg.Wait()
 	}
 }
 

@@ -148,7 +148,7 @@ func startWorker(t *testing.T, bin, urls, name, vinaLog string) *proc {
 		t.Fatal(err)
 	}
 	p := &proc{}
-	p.cmd = exec.Command(bin, "worker", "--nats-url", urls, "--slots", "1", "--name", name, "--vina", wrapper,
+	p.cmd = exec.Command(bin, "worker", "--nats-url", urls, "--kinds", "dock", "--slots", "1", "--name", name, "--vina", wrapper,
 		"--work-dir", dir, "--nats-ack-wait", "4s", "--drain-timeout", "5s", "--log-format", "text")
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	if err := p.cmd.Start(); err != nil {

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/molgraph/molgraph/chem"
@@ -21,11 +23,11 @@ import (
 
 func workerOptions() []option {
 	return append([]option{
-		{"slots", "MOLGRAPH_WORKER_SLOTS", "0", "units run at once, one vina process (--cpu 1) each (0: one per CPU)"},
-		{"kinds", "MOLGRAPH_WORKER_KINDS", "dock", "kinds of units this worker runs (dock)"},
+		{"slots", "MOLGRAPH_WORKER_SLOTS", "0", "docking units run at once, one vina process (--cpu 1) each (0: one per CPU); chemistry units run on the --chem-workers threads"},
+		{"kinds", "MOLGRAPH_WORKER_KINDS", "dock,chem", "kinds of units this worker runs: dock (needs vina), chem (the chemistry of batch uploads)"},
 		{"work-dir", "MOLGRAPH_WORKER_WORK_DIR", "./molgraph-worker", "vina working directories and the receptor cache"},
 		{"vina", "MOLGRAPH_WORKER_VINA", "vina", "the vina binary (a name on PATH or a path)"},
-		{"chem-workers", "MOLGRAPH_WORKER_CHEM_WORKERS", "0", "RDKit threads preparing ligands (0: one per CPU)"},
+		{"chem-workers", "MOLGRAPH_WORKER_CHEM_WORKERS", "0", "RDKit threads preparing ligands and batch records (0: one per CPU)"},
 		{"drain-timeout", "MOLGRAPH_WORKER_DRAIN_TIMEOUT", "2m", "on SIGTERM, how long running units may finish before they are handed back"},
 		{"name", "MOLGRAPH_WORKER_NAME", "", "this worker's name (default host-pid)"},
 		{"log-level", "MOLGRAPH_LOG_LEVEL", "info", "debug, info, warn or error"},
@@ -33,8 +35,9 @@ func workerOptions() []option {
 	}, natsClientOptions("")...)
 }
 
-// workerCmd is "molgraph worker": it docks units from NATS JetStream
-// with no access to the graph, until SIGTERM (then it drains).
+// workerCmd is "molgraph worker": it docks units and runs the chemistry
+// of batch records from NATS JetStream with no access to the graph, until
+// SIGTERM (then it drains).
 func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
 	s, rest, err := parseOptions("worker", workerOptions(), nil, args, stderr, getenv)
 	if err != nil {
@@ -65,10 +68,12 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if err != nil {
 		return err
 	}
+	kinds := map[string]bool{}
 	for _, k := range strings.Split(s.str("kinds"), ",") {
-		if k = strings.TrimSpace(k); k != work.KindDock {
-			return fmt.Errorf("%w: --kinds: %q is not a kind this worker runs (dock)", errUsage, k)
+		if k = strings.TrimSpace(k); k != work.KindDock && k != work.KindChem {
+			return fmt.Errorf("%w: --kinds: %q is not a kind this worker runs (dock, chem)", errUsage, k)
 		}
+		kinds[k] = true
 	}
 	var sc serveConfig
 	if sc.logFormat, err = s.oneOf("log-format", "json", "text"); err != nil {
@@ -94,11 +99,6 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if swept > 0 {
 		log.Info("removed temporary directories left by dead processes", "removed", swept)
 	}
-	vina, err := docking.NewVina(ctx, s.str("vina"))
-	if err != nil {
-		return fmt.Errorf("vina: %w", err)
-	}
-	vina = vina.WithTempDirs(tmp)
 	pool, err := chem.New(chem.Options{Workers: chemWorkers})
 	if err != nil {
 		return fmt.Errorf("chem pool: %w", err)
@@ -111,16 +111,48 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	defer conn.Close()
 	cfg := nc.jsq(0)
 	cfg.Logger = log
-	inputs := &jsq.Inputs{NC: conn, Config: cfg, CacheDir: filepath.Join(dir, "inputs")}
-	d := &work.Docker{Vina: vina, Pool: pool, Worker: name, Host: host}
-	engine := work.Engine(version, vina.Version())
-	w := &jsq.Worker{NC: conn, Config: cfg, Name: name, Host: host, Slots: slots, Engine: engine, Drain: drain,
-		Exec: map[string]queue.Executor{work.KindDock: work.DockExecutor(d, inputs)}}
-	log.Info("worker started", "name", name, "slots", slots, "engine", engine, "nats", conn.ConnectedUrlRedacted())
-	fmt.Fprintf(stdout, "worker %s: %d slots, engine %s\n", name, slots, engine)
-	err = w.Serve(ctx)
-	log.Info("worker stopped", "name", name, "units_done", w.Done())
-	return err
+	// One jsq.Worker per kind: each kind has its own engine fingerprint
+	// (chemistry units do not depend on vina) and its own slots.
+	var ws []*jsq.Worker
+	if kinds[work.KindDock] {
+		vina, err := docking.NewVina(ctx, s.str("vina"))
+		if err != nil {
+			return fmt.Errorf("vina: %w", err)
+		}
+		vina = vina.WithTempDirs(tmp)
+		inputs := &jsq.Inputs{NC: conn, Config: cfg, CacheDir: filepath.Join(dir, "inputs")}
+		d := &work.Docker{Vina: vina, Pool: pool, Worker: name, Host: host}
+		ws = append(ws, &jsq.Worker{NC: conn, Config: cfg, Name: name, Host: host, Slots: slots, Engine: work.Engine(version, vina.Version()),
+			Drain: drain, Exec: map[string]queue.Executor{work.KindDock: work.DockExecutor(d, inputs)}})
+	}
+	if kinds[work.KindChem] {
+		cname := name
+		if kinds[work.KindDock] {
+			cname += "-chem"
+		}
+		ws = append(ws, &jsq.Worker{NC: conn, Config: cfg, Name: cname, Host: host, Slots: chemUnitSlots, Engine: work.ChemEngine(version),
+			Drain: drain, Exec: map[string]queue.Executor{work.KindChem: work.ChemExecutor(pool, 2*pool.Workers())}})
+	}
+	errs := make([]error, len(ws))
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		kind := ""
+		for k := range w.Exec {
+			kind = k
+		}
+		log.Info("worker started", "name", w.Name, "kind", kind, "slots", w.Slots, "engine", w.Engine, "nats", conn.ConnectedUrlRedacted())
+		fmt.Fprintf(stdout, "worker %s: %s, %d slots, engine %s\n", w.Name, kind, w.Slots, w.Engine)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = w.Serve(ctx)
+		}()
+	}
+	wg.Wait()
+	for _, w := range ws {
+		log.Info("worker stopped", "name", w.Name, "units_done", w.Done())
+	}
+	return errors.Join(errs...)
 }
 
 // workersCmd is "molgraph workers": the live workers and the queued and

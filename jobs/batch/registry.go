@@ -37,6 +37,7 @@ import (
 
 	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/jobs/work"
 	"github.com/molgraph/molgraph/ontology"
 	"github.com/molgraph/molgraph/search"
 )
@@ -116,85 +117,31 @@ type Prepared struct {
 	Search []graph.SideEntry
 }
 
-// Prepare runs in through chem and builds its record. Content that is not
-// a molecule is a *chem.MoleculeError wrapping chem.ErrInvalidMolecule. A
-// molecule libinchi refuses has no InChI and is not validated (chem's
-// "inchi" error), but is registered like any other (spec/API.md: a
-// structure that parses but breaks a validation rule is stored with
-// validated false).
+// Prepare runs in through chem and builds its record (work.PrepareMolecule:
+// the same code a chemistry worker runs). Content that is not a molecule
+// is a *chem.MoleculeError wrapping chem.ErrInvalidMolecule.
 func (g *Registry) Prepare(ctx context.Context, in Input) (*Prepared, error) {
-	// The structure-search fingerprints come from the same chem call (one
-	// parse, one cgo call: chem.Input.Fingerprints).
-	res, err := g.pool.Process(ctx, chem.Input{Format: in.Format, Content: in.Content, Generate3D: in.Generate3D, Fingerprints: true})
+	m, err := work.PrepareMolecule(ctx, g.pool, in.chem())
 	if err != nil {
 		return nil, err
 	}
-	p, err := prepared(in, res)
-	if p != nil {
-		tm := res.Timing
-		p.CPU = tm.Parse + tm.Normalize + tm.SMILES + tm.InChI + tm.Properties + tm.QED + tm.Coordinates + tm.Fingerprints
-		if res.Fingerprints != nil {
-			p.Search = search.Entries(p.Rec.ID, p.Rec.InChIKey, res.Fingerprints)
-		}
-	}
-	return p, err
+	return PreparedOf(m), nil
 }
 
-func prepared(in Input, res *chem.Result) (*Prepared, error) {
-	rec := ontology.MoleculeRecord{
-		ID:             ontology.MoleculeID(res.SMILES),
-		SMILES:         res.SMILES,
-		InChI:          res.InChI,
-		InChIKey:       res.InChIKey,
-		Formula:        res.Formula,
-		MW:             res.MW,
-		ExactMass:      res.ExactMass,
-		LogP:           res.LogP,
-		QED:            res.QED,
-		TPSA:           res.TPSA,
-		HBD:            res.HBD,
-		HBA:            res.HBA,
-		RotatableBonds: res.RotatableBonds,
-		HeavyAtoms:     res.HeavyAtoms,
-		AromaticRings:  res.AromaticRings,
-		Validated:      res.Validated,
-		Validation:     []ontology.MoleculeIssue{},
-		Normalization:  append([]string{}, res.Normalization...),
-		InputFormat:    string(in.Format),
-		Name:           strings.TrimSpace(in.Name),
-	}
-	for _, is := range res.Validation {
-		rec.Validation = append(rec.Validation, ontology.MoleculeIssue{Level: string(is.Level), Code: is.Code, Message: is.Message})
-	}
-	if rec.InChI == "" || rec.InChIKey == "" {
-		// chem reports a refused InChI as an error issue; an InChI without
-		// its key (libinchi failed on the key alone) is treated the same:
-		// both identifiers or neither.
-		if rec.InChI != "" {
-			rec.Validation = append(rec.Validation, ontology.MoleculeIssue{Level: "error", Code: "inchi", Message: "no InChIKey could be computed"})
-		}
-		rec.InChI, rec.InChIKey, rec.Validated = "", "", false
-	}
-	ontology.SortMoleculeIssues(rec.Validation)
-	ontology.SortNormalization(rec.Normalization)
-	p := &Prepared{Rec: rec}
-	if res.Has3D && res.Molfile != "" {
-		p.SDF = sdRecord(rec.ID, res.Molfile)
-		p.Rec.Has3D = true
-	}
-	return p, nil
+// chem is in as a chemistry input.
+func (in Input) chem() work.ChemInput {
+	return work.ChemInput{Format: in.Format, Content: in.Content, Name: in.Name, Generate3D: in.Generate3D}
 }
 
-// sdRecord makes an SD record of a molfile, titled with the id.
-func sdRecord(id, molfile string) []byte {
-	_, rest, _ := strings.Cut(molfile, "\n")
-	var b strings.Builder
-	b.WriteString(id + "\n" + rest)
-	if !strings.HasSuffix(rest, "\n") {
-		b.WriteByte('\n')
+// PreparedOf is the prepared molecule of a chemistry result (computed here
+// or by a worker): the structure-search entries are built from its
+// fingerprints.
+func PreparedOf(m *work.Molecule) *Prepared {
+	p := &Prepared{Rec: m.Rec, SDF: m.SDF, CPU: m.CPU}
+	if m.Fingerprints != nil {
+		p.Search = search.Entries(p.Rec.ID, p.Rec.InChIKey, m.Fingerprints)
 	}
-	b.WriteString("$$$$\n")
-	return []byte(b.String())
+	return p
 }
 
 // IRI returns the molecule IRI of id.

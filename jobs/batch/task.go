@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,9 +15,10 @@ import (
 
 	"github.com/cayleygraph/quad"
 
-	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/jobs"
+	"github.com/molgraph/molgraph/jobs/queue"
+	"github.com/molgraph/molgraph/jobs/work"
 	"github.com/molgraph/molgraph/ontology"
 )
 
@@ -92,6 +94,25 @@ type TaskOptions struct {
 	Parallel int
 	// MaxCommitQuads bounds one commit (the runner's limit).
 	MaxCommitQuads int
+
+	// Queue, when set, runs the chemistry on the queue's workers
+	// (work.ChemExecutor) instead of this process's pool; the commits stay
+	// here (runQueued).
+	Queue queue.Queue
+	// Engine is the chemistry units' engine fingerprint
+	// (work.ChemEngine): only workers of the same build get them.
+	Engine string
+	// Window bounds the records dispatched and not yet committed (default
+	// 64 item blocks): the re-order buffer and the queue's share of a job.
+	Window int
+	// UnitBytes: a unit holds one item block's records, or fewer when
+	// their content exceeds this (default 2 MiB; a unit is one NATS
+	// message of at most 8 MiB).
+	UnitBytes int
+	// Stall: with no outcome for this long, every unit not committed is
+	// enqueued again (default 3m).
+	Stall  time.Duration
+	Logger *slog.Logger
 }
 
 // Task runs batch upload jobs (mg:BatchUploadJob). It implements jobs.Task.
@@ -99,8 +120,8 @@ type Task struct {
 	reg *Registry
 	opt TaskOptions
 	// Wall time spent, over all jobs (nanoseconds; see Stats).
-	chemNS, chemCPUNS, planNS, commitNS, records atomic.Int64
-	afterRun                                     atomic.Pointer[func()]
+	chemNS, chemCPUNS, planNS, commitNS, records, duplicates atomic.Int64
+	afterRun                                                 atomic.Pointer[func()]
 }
 
 // SetAfterRun sets a function called whenever Run returns: serve wires the
@@ -117,13 +138,16 @@ type Stats struct {
 	Chemistry, Plan, Commits time.Duration
 	// ChemistryCPU is the CPU time RDKit and InChI reported (all threads).
 	ChemistryCPU time.Duration
+	// Duplicates counts chemistry outcomes of queued jobs dropped because
+	// their records were committed already (redeliveries).
+	Duplicates int64
 }
 
 // Stats returns the time spent so far.
 func (t *Task) Stats() Stats {
 	return Stats{Records: t.records.Load(), Chemistry: time.Duration(t.chemNS.Load()),
 		Plan: time.Duration(t.planNS.Load()), Commits: time.Duration(t.commitNS.Load()),
-		ChemistryCPU: time.Duration(t.chemCPUNS.Load())}
+		ChemistryCPU: time.Duration(t.chemCPUNS.Load()), Duplicates: t.duplicates.Load()}
 }
 
 // NewTask returns the batch task registering molecules through reg.
@@ -137,6 +161,18 @@ func NewTask(reg *Registry, opt TaskOptions) *Task {
 	}
 	if opt.MaxCommitQuads <= 0 {
 		opt.MaxCommitQuads = 20000
+	}
+	if opt.Window <= 0 {
+		opt.Window = 64 * ItemBlock
+	}
+	if opt.UnitBytes <= 0 {
+		opt.UnitBytes = 2 << 20
+	}
+	if opt.Stall <= 0 {
+		opt.Stall = 3 * time.Minute
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Task{reg: reg, opt: opt}
 }
@@ -183,6 +219,9 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 		return fmt.Errorf("batch %s: %w", j.ID, err)
 	}
 	defer sp.Close()
+	if t.opt.Queue != nil {
+		return t.runQueued(ctx, &j, &counts, sp, commit)
+	}
 
 	// The producer reads and runs the chemistry of the next chunk while
 	// this goroutine commits the previous one.
@@ -266,7 +305,7 @@ func (t *Task) commitChunk(ctx context.Context, j *jobs.Job, counts *Counts, chu
 		return ctx.Err()
 	}
 	for _, r := range chunk {
-		if r.err != nil && (errors.Is(r.err, chem.ErrPoolClosed) || errors.Is(r.err, context.Canceled) || errors.Is(r.err, context.DeadlineExceeded)) {
+		if r.err != nil && work.NotRecordsFault(r.err) {
 			// Not the record's fault: the chunk is not committed and is
 			// done again when the job resumes.
 			return r.err

@@ -21,7 +21,11 @@ type DockTask struct {
 // and the vina version (molecule ids come from canonical SMILES, poses
 // depend on vina), as one subject-safe token.
 func Engine(build, vinaVersion string) string {
-	s := "mg" + build + "-vina" + vinaVersion
+	return engineToken("mg" + build + "-vina" + vinaVersion)
+}
+
+// engineToken maps s to a subject-safe token.
+func engineToken(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
 			return r
