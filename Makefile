@@ -23,7 +23,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHACL_ENGINE := $(HOME)/.cache/molgraph/shacl-engine
 OXIGRAPH     := $(HOME)/.cache/molgraph/oxigraph
 
-.PHONY: all deps build run test test-race test-scale bench bench-batch bench-docking bench-receptor-routes bench-load bench-search bench-sparql fuzz vet fmt clean
+.PHONY: all deps build run test test-race test-scale bench bench-batch bench-docking bench-scale bench-receptor-routes bench-load bench-search bench-sparql fuzz vet fmt clean
 
 all: build
 
@@ -103,6 +103,13 @@ bench-batch: build
 # seeds: wall time, service overhead, CPU use, affinities (see the script).
 bench-docking: build
 	jobs/docking/bench.sh
+
+# Scale-out docking (design M1, M2): the same job on serve --queue local, and
+# on serve --queue nats with 2 and with 1 worker process (1 slot each), side
+# by side; NATS overhead and 2-vs-1 speed-up. EXH=8 (default) takes ~10-15
+# min on 2 idle cores per round (ROUNDS=1); EXH=1 about a minute.
+bench-scale: build
+	jobs/queue/bench.sh
 
 # The two receptor preparation routes (PDB2PQR+PROPKA at pH 7.4, Open
 # Babel alone) side by side on the docking corpus's receptors: crystal-pose
