@@ -58,3 +58,19 @@ func (s *Store) BuildValues(ctx context.Context) error {
 	}
 	return nb.qs.BuildValues(ctx)
 }
+
+// ColumnCursor reads one predicate's triples from the native backend's
+// in-memory columns by subject or by object, for joins over keys that
+// arrive in ascending order (see quadstore.ColumnCursor).
+type ColumnCursor = quadstore.ColumnCursor
+
+// ColumnCursor returns a cursor over the triples of the predicate with id
+// p (from the view's id methods) in the view's columns, keyed by subject
+// when bySubject is set, by object otherwise; nil when the view reads no
+// columns.
+func (v *View) ColumnCursor(p uint64, bySubject bool) *ColumnCursor {
+	if v.nv == nil || v.s.closed.Load() {
+		return nil
+	}
+	return v.nv.ColumnCursor(p, bySubject)
+}

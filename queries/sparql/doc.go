@@ -36,11 +36,18 @@
 //     sorted both ways (quadstore.Columns, 16 bytes a triple: a base plus
 //     the sorted runs of the triples each commit added and deleted,
 //     folded in the background). A query evaluates each BGP step with a
-//     constant predicate as a binary search in its commit's columns
-//     (matchColumns), keyed by the ids the earlier steps bound, instead of
-//     a Badger seek (about 0.5 µs a quad scanned, 2-4 µs a seek) or a hash
-//     table. Only a view of a commit whose columns are not made yet (while
-//     they are built whole after Open) reads Badger.
+//     constant predicate in its commit's columns (matchColumns), keyed by
+//     the ids the earlier steps bound, instead of a Badger seek (about
+//     0.5 µs a quad scanned, 2-4 µs a seek) or a hash table. A step keyed
+//     by subject or by object alone reads through a cursor kept for the
+//     whole BGP evaluation (matchCursor, quadstore.ColumnCursor), which
+//     gallops forward from the previous key: after a first step that
+//     scans a column sorted by subject, the next steps see their keys in
+//     ascending order, so each joined column is read nearly sequentially,
+//     a merge join without materializing either side (a smaller key
+//     restarts the search, so any order is still right). Only a view of
+//     a commit whose columns are not made yet (while they are built whole
+//     after Open) reads Badger.
 //   - Late decoding. Variables that are only counted (unused.go: one
 //     occurrence, read by nothing but COUNT(?v)) or only joined on inside
 //     one BGP by id are bound without decoding their terms; decoding is

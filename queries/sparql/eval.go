@@ -73,6 +73,8 @@ type Options struct {
 	// noHashedRight turns the hashed semi-, anti- and left joins off
 	// (exists.go), for tests that compare them with substitution.
 	noHashedRight bool
+	// noCursor turns the BGP steps' column cursors off (matchCursor).
+	noCursor bool
 }
 
 // DefaultMaxMemory is Options.MaxMemory when it is 0: 256 MiB.
@@ -129,6 +131,7 @@ type exec struct {
 	hashed        map[memoKey]*hashState
 	detIdx        map[memoKey]*hashState
 	noHashedRight bool
+	noCursor      bool
 	// idm is the read view's term ids, when it has them (nil otherwise):
 	// BGPs then track the id of each term they bind from the source.
 	idm idSource
@@ -231,6 +234,7 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 		ex.now = time.Now()
 	}
 	ex.noHashedRight = opts.noHashedRight
+	ex.noCursor = opts.noCursor
 	switch {
 	case opts.MaxLiteral == 0:
 		ex.maxLiteral = DefaultMaxLiteral
@@ -883,8 +887,13 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 	if ex.idm != nil {
 		rid = make([]uint64, len(r))
 	}
-	// The continuation of each step is made once per call, not per row.
+	// The continuation of each step is made once per call, not per row,
+	// as are the steps' column cursors (made at their first lookup).
 	nexts := make([]func() error, len(pl.order))
+	var curs []colCursor
+	if ex.cols && !ex.noCursor {
+		curs = make([]colCursor, len(pl.order))
+	}
 	var step func(i int) error
 	step = func(i int) error {
 		if i == len(pl.order) {
@@ -898,7 +907,11 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 		if pl.ranges != nil && pl.ranges[i] != nil {
 			return ex.matchRange(tp, *pl.ranges[i], g, r, rid, next)
 		}
-		return ex.matchPattern(tp, g, r, rid, i == 1 && pl.eagerHash, pl.lazy, next)
+		var cur *colCursor
+		if curs != nil {
+			cur = &curs[i]
+		}
+		return ex.matchPattern(tp, g, r, rid, i == 1 && pl.eagerHash, pl.lazy, cur, next)
 	}
 	for i := range nexts {
 		filters := pl.filters[i]
@@ -927,8 +940,9 @@ func (ex *exec) resolve(t term, r row) quad.Value {
 
 // matchPattern binds one triple pattern against the source; rid (nil
 // without ids) receives the ids of the terms it binds; eager asks for a
-// hash join at once (bgpPlan.eagerHash).
-func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager bool, lazy []bool, next func() error) error {
+// hash join at once (bgpPlan.eagerHash); cur (nil: none) is the step's
+// column cursor (matchColumns).
+func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager bool, lazy []bool, cur *colCursor, next func() error) error {
 	s, p, o := ex.resolve(tp.s, r), ex.resolve(tp.p, r), ex.resolve(tp.o, r)
 	gv := g
 	if g.gvar >= 0 && r[g.gvar] != nil {
@@ -948,7 +962,7 @@ func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager b
 		}
 	}
 	if rid != nil && ex.cols && !gv.named && gv.gvar < 0 && ex.defaults == nil {
-		if handled, err := ex.matchColumns(tp, [3]quad.Value{s, p, o}, r, rid, lazy, next); handled {
+		if handled, err := ex.matchColumns(tp, [3]quad.Value{s, p, o}, r, rid, lazy, cur, next); handled {
 			return err
 		}
 	}
@@ -1027,9 +1041,11 @@ func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager b
 // read view's columns by term ids: the ids of variables bound by earlier
 // steps of the BGP are known (rid), others are looked up once per view.
 // An in-memory lookup is a binary search, so the hash joins (hashjoin.go)
-// are not needed there. handled is false when the columns cannot answer
-// (an open predicate).
-func (ex *exec) matchColumns(tp *triplePat, spo [3]quad.Value, r row, rid []uint64, lazy []bool, next func() error) (bool, error) {
+// are not needed there; with a cursor (cur not nil), a lookup by subject
+// or by object alone walks the column forward from the previous key
+// (colCursor). handled is false when the columns cannot answer (an open
+// predicate).
+func (ex *exec) matchColumns(tp *triplePat, spo [3]quad.Value, r row, rid []uint64, lazy []bool, cur *colCursor, next func() error) (bool, error) {
 	if spo[1] == nil {
 		return false, nil
 	}
@@ -1061,6 +1077,78 @@ func (ex *exec) matchColumns(tp *triplePat, spo [3]quad.Value, r row, rid []uint
 		}
 		bound[i] = id
 	}
+	if cur != nil && (bound[0] != 0) != (bound[2] != 0) {
+		if handled, err := ex.matchCursor(tp, cur, bound, skip, slots, r, rid, next); handled {
+			return true, err
+		}
+	}
+	return ex.matchColumnsScan(tp, bound, skip, slots, r, rid, next)
+}
+
+// colCursor is one BGP step's column cursor: the predicate and order it
+// reads (a step whose predicate is a variable may change them).
+type colCursor struct {
+	c         *graph.ColumnCursor
+	pred      uint64
+	bySubject bool
+	made      bool
+}
+
+// matchCursor matches tp, with its predicate and exactly one of subject
+// and object bound to the ids in bound, through the step's cursor. The
+// steps after a scan of a column sorted by subject see their subjects in
+// ascending order, so the cursor reads each column they join nearly
+// sequentially. handled is false when the view has no cursor.
+func (ex *exec) matchCursor(tp *triplePat, cur *colCursor, bound [3]uint64, skip [3]bool, slots [3]int, r row, rid []uint64, next func() error) (bool, error) {
+	bySubject := bound[0] != 0
+	if !cur.made || cur.pred != bound[1] || cur.bySubject != bySubject {
+		vs, ok := ex.idm.(cursorSource)
+		if !ok {
+			return false, nil
+		}
+		*cur = colCursor{c: vs.ColumnCursor(bound[1], bySubject), pred: bound[1], bySubject: bySubject, made: true}
+	}
+	if cur.c == nil {
+		return false, nil
+	}
+	key, open := bound[0], 2
+	if !bySubject {
+		key, open = bound[2], 0
+	}
+	var t [3]quad.Value
+	id := bound
+	for _, other := range cur.c.Seek(key) {
+		if err := ex.tick(); err != nil {
+			return true, err
+		}
+		id[open] = uint64(other)
+		switch {
+		case !skip[open]:
+			v, err := ex.idm.Term(id[open])
+			if err != nil {
+				return true, ex.sourceErr(err, nil)
+			}
+			t[open] = v
+		case slots[open] >= 0 && ex.valueVars != nil && ex.valueVars[slots[open]] != nil:
+			t[open] = idTerm{id[open]}
+		default:
+			t[open] = unusedTerm
+		}
+		if err := ex.bindTriple(tp, r, rid, t, &id, next); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// cursorSource is a read view with column cursors (*graph.View).
+type cursorSource interface {
+	ColumnCursor(p uint64, bySubject bool) *graph.ColumnCursor
+}
+
+// matchColumnsScan matches tp through the view's column scan
+// (MatchTriplesBoundIDs).
+func (ex *exec) matchColumnsScan(tp *triplePat, bound [3]uint64, skip [3]bool, slots [3]int, r row, rid []uint64, next func() error) (bool, error) {
 	var cbErr error
 	handled, err := ex.idm.MatchTriplesBoundIDs(ex.ctx, bound, skip, func(t [3]quad.Value, id [3]uint64) error {
 		if err := ex.tick(); err != nil {

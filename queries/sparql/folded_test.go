@@ -210,6 +210,44 @@ func foldStore(t *testing.T) *graph.Store {
 	return st
 }
 
+// foldQueries are queries of the benchmark's kinds and tricky ones over
+// foldStore.
+var foldQueries = []string{
+	// The bench's shapes.
+	"SELECT (COUNT(?m) AS ?n) WHERE { ?m a :Molecule ; :mw ?mw ; :logp ?logp ; :hbd ?hbd ; :hba ?hba . FILTER(?mw <= 500 && ?logp <= 5 && ?hbd <= 5 && ?hba <= 10) }",
+	"SELECT ?m ?smiles ?qed WHERE { ?m :type :Molecule ; :qed ?qed ; :smiles ?smiles } ORDER BY DESC(?qed) ?m LIMIT 20",
+	"SELECT ?bucket (COUNT(?m) AS ?n) (AVG(?logp) AS ?meanLogP) WHERE { ?m :type :Molecule ; :mw ?mw ; :logp ?logp . BIND(FLOOR(?mw / 50) * 50 AS ?bucket) } GROUP BY ?bucket ORDER BY ?bucket",
+	"SELECT ?heavy (COUNT(?m) AS ?n) (AVG(?tpsa) AS ?meanTPSA) (MAX(?tpsa) AS ?maxTPSA) WHERE { ?m :type :Molecule ; :heavy ?heavy ; :tpsa ?tpsa } GROUP BY ?heavy HAVING (COUNT(?m) > 10) ORDER BY ?heavy",
+	"SELECT ?type (COUNT(?d) AS ?n) (AVG(?v) AS ?mean) (MIN(?v) AS ?min) (MAX(?v) AS ?max) (SUM(?v) AS ?sum) WHERE { ?m :type :Molecule ; :attr ?d . ?d :type ?type ; :value ?v . FILTER(isNumeric(?v)) } GROUP BY ?type ORDER BY ?type",
+	"SELECT (COUNT(DISTINCT ?m) AS ?molecules) (COUNT(?gap) AS ?withGap) WHERE { ?m :type :Molecule ; :heavy ?heavy . FILTER(?heavy < 22) OPTIONAL { ?c :species ?m ; :gap ?gap . } }",
+	"SELECT (COUNT(?m) AS ?n) WHERE { ?m :mw ?mw ; :logp ?logp ; :hbd ?hbd ; :hba ?hba . FILTER(?mw <= 500 && ?logp <= 5 && ?hbd <= 5 && ?hba <= 10) MINUS { ?m :rot ?rot ; :tpsa ?tpsa . FILTER(?rot <= 10 && ?tpsa <= 140) } }",
+	"SELECT ?m ?gap WHERE { ?m :type :Molecule ; :heavy ?heavy . OPTIONAL { ?c :species ?m ; :gap ?gap FILTER(?gap > 5) } FILTER(?heavy < 20) } ORDER BY ?m",
+	// Mixed and tricky values: the "Odd" descriptors and :odd.
+	"SELECT ?v WHERE { ?d :type :Odd ; :value ?v } ORDER BY ?v ?d",
+	"SELECT ?v WHERE { ?d :type :Odd ; :value ?v } ORDER BY DESC(?v) ?d LIMIT 7",
+	"SELECT ?v (COUNT(?d) AS ?n) WHERE { ?d :type :Odd ; :value ?v } GROUP BY ?v ORDER BY ?v",
+	"SELECT (MIN(?v) AS ?min) (MAX(?v) AS ?max) (SUM(?v) AS ?sum) (AVG(?v) AS ?avg) (SAMPLE(?v) AS ?s) (COUNT(?v) AS ?c) WHERE { ?d :type :Odd ; :value ?v }",
+	"SELECT (SUM(?v) AS ?sum) (AVG(?v) AS ?avg) (MIN(?v) AS ?min) (MAX(?v) AS ?max) WHERE { ?d :type :Odd ; :value ?v FILTER(isNumeric(?v) && ?v = ?v) }",
+	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v = 1) } ORDER BY ?d",
+	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v != 1) } ORDER BY ?d",
+	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v < 0.5 || ?v >= 9007199254740992) } ORDER BY ?d",
+	"SELECT ?d ?w ?x ?y ?z ?a WHERE { ?d :type :Odd ; :value ?v BIND(?v + 1 AS ?w) BIND(?v * 3 AS ?x) BIND(?v / 7 AS ?y) BIND(-?v AS ?z) BIND(ROUND(?v) AS ?a) } ORDER BY ?d",
+	"SELECT ?d ?x ?y ?z ?w ?u WHERE { ?d :type :Odd ; :value ?v BIND(FLOOR(?v / 3) * 2 + ABS(-?v) AS ?x) BIND((?v * 1.5) / 0 AS ?y) BIND(ROUND(?v * 0.1) - CEIL(+?v) AS ?z) BIND(isNumeric(?v / 2) AS ?w) BIND(?v * 2.5e0 * 3 AS ?u) } ORDER BY ?d",
+	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v * 2 - 1 > ROUND(?v / 3) && ABS(?v) + 0.0 < 1e300) } ORDER BY ?d",
+	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v / 3 * 3 = ?v) } ORDER BY ?d",
+	"SELECT ?d (ABS(?v) AS ?a) (CEIL(?v) AS ?c) (isNumeric(?v) AS ?n) (STR(?v) AS ?s) (DATATYPE(?v) AS ?t) WHERE { ?d :type :Odd ; :value ?v } ORDER BY ?d",
+	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v > \"5\") } ORDER BY ?d",
+	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v = \"5\"@en || ?v = true) } ORDER BY ?d",
+	"SELECT ?m ?o WHERE { ?m :odd ?o ; :mw ?mw FILTER(?o < ?mw) } ORDER BY ?o ?m",
+	"SELECT ?o (MAX(?mw) AS ?x) WHERE { ?m :odd ?o ; :mw ?mw } GROUP BY ?o ORDER BY DESC(?x) ?o",
+	"SELECT ?o (GROUP_CONCAT(?h) AS ?hs) WHERE { ?m :odd ?o ; :heavy ?h } GROUP BY ?o ORDER BY ?o",
+	"SELECT ?m ?o WHERE { ?m :odd ?o } ORDER BY DESC(?o) LIMIT 5 OFFSET 2",
+	"SELECT ?h (COUNT(?m) AS ?n) WHERE { ?m :heavy ?h } GROUP BY ?h HAVING (?h > 20 && AVG(?h) < 30) ORDER BY DESC(?h)",
+	"SELECT ?m WHERE { ?m :mw ?mw FILTER(?mw > 400) FILTER NOT EXISTS { ?m :odd ?o } } ORDER BY ?m",
+	"SELECT * WHERE { { SELECT ?m (MAX(?q) AS ?best) WHERE { ?m :qed ?q } GROUP BY ?m ORDER BY DESC(?best) LIMIT 5 } }",
+	"ASK { ?m :qed ?q FILTER(?q > 0.99) }",
+}
+
 // TestFoldedMatchesDecoded runs queries of the benchmark's kinds and
 // tricky ones with values folded into ids and without, and compares the
 // results exactly: the same solutions in the same order, the same lexical
@@ -217,41 +255,7 @@ func foldStore(t *testing.T) *graph.Store {
 func TestFoldedMatchesDecoded(t *testing.T) {
 	st := foldStore(t)
 	const pre = "PREFIX : <http://example.org/> "
-	queries := []string{
-		// The bench's shapes.
-		"SELECT (COUNT(?m) AS ?n) WHERE { ?m a :Molecule ; :mw ?mw ; :logp ?logp ; :hbd ?hbd ; :hba ?hba . FILTER(?mw <= 500 && ?logp <= 5 && ?hbd <= 5 && ?hba <= 10) }",
-		"SELECT ?m ?smiles ?qed WHERE { ?m :type :Molecule ; :qed ?qed ; :smiles ?smiles } ORDER BY DESC(?qed) ?m LIMIT 20",
-		"SELECT ?bucket (COUNT(?m) AS ?n) (AVG(?logp) AS ?meanLogP) WHERE { ?m :type :Molecule ; :mw ?mw ; :logp ?logp . BIND(FLOOR(?mw / 50) * 50 AS ?bucket) } GROUP BY ?bucket ORDER BY ?bucket",
-		"SELECT ?heavy (COUNT(?m) AS ?n) (AVG(?tpsa) AS ?meanTPSA) (MAX(?tpsa) AS ?maxTPSA) WHERE { ?m :type :Molecule ; :heavy ?heavy ; :tpsa ?tpsa } GROUP BY ?heavy HAVING (COUNT(?m) > 10) ORDER BY ?heavy",
-		"SELECT ?type (COUNT(?d) AS ?n) (AVG(?v) AS ?mean) (MIN(?v) AS ?min) (MAX(?v) AS ?max) (SUM(?v) AS ?sum) WHERE { ?m :type :Molecule ; :attr ?d . ?d :type ?type ; :value ?v . FILTER(isNumeric(?v)) } GROUP BY ?type ORDER BY ?type",
-		"SELECT (COUNT(DISTINCT ?m) AS ?molecules) (COUNT(?gap) AS ?withGap) WHERE { ?m :type :Molecule ; :heavy ?heavy . FILTER(?heavy < 22) OPTIONAL { ?c :species ?m ; :gap ?gap . } }",
-		"SELECT (COUNT(?m) AS ?n) WHERE { ?m :mw ?mw ; :logp ?logp ; :hbd ?hbd ; :hba ?hba . FILTER(?mw <= 500 && ?logp <= 5 && ?hbd <= 5 && ?hba <= 10) MINUS { ?m :rot ?rot ; :tpsa ?tpsa . FILTER(?rot <= 10 && ?tpsa <= 140) } }",
-		"SELECT ?m ?gap WHERE { ?m :type :Molecule ; :heavy ?heavy . OPTIONAL { ?c :species ?m ; :gap ?gap FILTER(?gap > 5) } FILTER(?heavy < 20) } ORDER BY ?m",
-		// Mixed and tricky values: the "Odd" descriptors and :odd.
-		"SELECT ?v WHERE { ?d :type :Odd ; :value ?v } ORDER BY ?v ?d",
-		"SELECT ?v WHERE { ?d :type :Odd ; :value ?v } ORDER BY DESC(?v) ?d LIMIT 7",
-		"SELECT ?v (COUNT(?d) AS ?n) WHERE { ?d :type :Odd ; :value ?v } GROUP BY ?v ORDER BY ?v",
-		"SELECT (MIN(?v) AS ?min) (MAX(?v) AS ?max) (SUM(?v) AS ?sum) (AVG(?v) AS ?avg) (SAMPLE(?v) AS ?s) (COUNT(?v) AS ?c) WHERE { ?d :type :Odd ; :value ?v }",
-		"SELECT (SUM(?v) AS ?sum) (AVG(?v) AS ?avg) (MIN(?v) AS ?min) (MAX(?v) AS ?max) WHERE { ?d :type :Odd ; :value ?v FILTER(isNumeric(?v) && ?v = ?v) }",
-		"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v = 1) } ORDER BY ?d",
-		"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v != 1) } ORDER BY ?d",
-		"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v < 0.5 || ?v >= 9007199254740992) } ORDER BY ?d",
-		"SELECT ?d ?w ?x ?y ?z ?a WHERE { ?d :type :Odd ; :value ?v BIND(?v + 1 AS ?w) BIND(?v * 3 AS ?x) BIND(?v / 7 AS ?y) BIND(-?v AS ?z) BIND(ROUND(?v) AS ?a) } ORDER BY ?d",
-		"SELECT ?d ?x ?y ?z ?w ?u WHERE { ?d :type :Odd ; :value ?v BIND(FLOOR(?v / 3) * 2 + ABS(-?v) AS ?x) BIND((?v * 1.5) / 0 AS ?y) BIND(ROUND(?v * 0.1) - CEIL(+?v) AS ?z) BIND(isNumeric(?v / 2) AS ?w) BIND(?v * 2.5e0 * 3 AS ?u) } ORDER BY ?d",
-		"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v * 2 - 1 > ROUND(?v / 3) && ABS(?v) + 0.0 < 1e300) } ORDER BY ?d",
-		"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v / 3 * 3 = ?v) } ORDER BY ?d",
-		"SELECT ?d (ABS(?v) AS ?a) (CEIL(?v) AS ?c) (isNumeric(?v) AS ?n) (STR(?v) AS ?s) (DATATYPE(?v) AS ?t) WHERE { ?d :type :Odd ; :value ?v } ORDER BY ?d",
-		"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v > \"5\") } ORDER BY ?d",
-		"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v = \"5\"@en || ?v = true) } ORDER BY ?d",
-		"SELECT ?m ?o WHERE { ?m :odd ?o ; :mw ?mw FILTER(?o < ?mw) } ORDER BY ?o ?m",
-		"SELECT ?o (MAX(?mw) AS ?x) WHERE { ?m :odd ?o ; :mw ?mw } GROUP BY ?o ORDER BY DESC(?x) ?o",
-		"SELECT ?o (GROUP_CONCAT(?h) AS ?hs) WHERE { ?m :odd ?o ; :heavy ?h } GROUP BY ?o ORDER BY ?o",
-		"SELECT ?m ?o WHERE { ?m :odd ?o } ORDER BY DESC(?o) LIMIT 5 OFFSET 2",
-		"SELECT ?h (COUNT(?m) AS ?n) WHERE { ?m :heavy ?h } GROUP BY ?h HAVING (?h > 20 && AVG(?h) < 30) ORDER BY DESC(?h)",
-		"SELECT ?m WHERE { ?m :mw ?mw FILTER(?mw > 400) FILTER NOT EXISTS { ?m :odd ?o } } ORDER BY ?m",
-		"SELECT * WHERE { { SELECT ?m (MAX(?q) AS ?best) WHERE { ?m :qed ?q } GROUP BY ?m ORDER BY DESC(?best) LIMIT 5 } }",
-		"ASK { ?m :qed ?q FILTER(?q > 0.99) }",
-	}
+	queries := foldQueries
 	folds := 0
 	for _, q := range queries {
 		on, errOn := runRows(st, pre+q, Options{}, &folds)

@@ -259,7 +259,7 @@ func (ex *exec) matchRange(tp *triplePat, rg graph.Range, g gctx, r row, rid []u
 	p := tp.p.v.(quad.IRI)
 	s, o := tp.s.slot, tp.o.slot
 	if r[s] != nil || r[o] != nil || gv.gvar == s || gv.gvar == o || !ex.rangeWorth(gv, p) {
-		return ex.matchPattern(tp, g, r, rid, false, nil, next)
+		return ex.matchPattern(tp, g, r, rid, false, nil, nil, next)
 	}
 	var keep func(q quad.Quad) bool
 	dedup := false
