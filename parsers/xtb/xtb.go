@@ -166,6 +166,10 @@ func (p *parser) line(b []byte) {
 		p.setupLine(t)
 		return
 	}
+	// Banners are tested by their first byte before a substring search:
+	// xtb prints "*** … ***" results, "| … |" boxes and "…… CYCLE n ……"
+	// rules (xtb's source), and a search per marker on every line was a
+	// third of the parse.
 	switch {
 	case bytes.HasPrefix(t, []byte("* xtb version")):
 		if fs := qm.Fields(t, p.fields); len(fs) >= 4 && c.ProgramVersion == "" {
@@ -180,30 +184,30 @@ func (p *parser) line(b []byte) {
 		if v, ok := qm.FloatAfter(t, "after"); ok {
 			p.scfIters = int(v)
 		}
-	case bytes.Contains(t, []byte("convergence criteria cannot be satisfied")):
+	case t[0] == '*' && bytes.Contains(t, []byte("convergence criteria cannot be satisfied")):
 		p.scfConv = false
 		c.Warn("SCC did not converge")
 	case bytes.HasPrefix(t, []byte("#    Occupation")) && bytes.Contains(t, []byte("Energy/Eh")):
 		p.sec = secOrbitals
 		p.orbNo, p.orbE, p.orbHOMO, p.orbOK = p.orbNo[:0], p.orbE[:0], -1, true
-	case bytes.Contains(t, []byte("A N C O P T")):
+	case t[0] == '|' && bytes.Contains(t, []byte("A N C O P T")):
 		p.inOpt = true
 		c.AddJob(qm.JobOptimization)
-	case bytes.Contains(t, []byte(" CYCLE ")) && bytes.HasPrefix(t, []byte(".")):
+	case t[0] == '.' && bytes.Contains(t, []byte(" CYCLE ")):
 		p.cycle++
 	case bytes.HasPrefix(t, []byte("* total energy")) && p.inOpt:
 		if v, ok := qm.FloatAfter(t, ":"); ok {
 			p.cycleEnergy(v)
 		}
-	case bytes.Contains(t, []byte("GEOMETRY OPTIMIZATION CONVERGED")):
+	case t[0] == '*' && bytes.Contains(t, []byte("GEOMETRY OPTIMIZATION CONVERGED")):
 		p.optConv, p.optDone = true, true
-	case bytes.Contains(t, []byte("FAILED TO CONVERGE GEOMETRY OPTIMIZATION")):
+	case t[0] == '*' && bytes.Contains(t, []byte("FAILED TO CONVERGE GEOMETRY OPTIMIZATION")):
 		p.optDone = true
 		c.Warn("geometry optimization did not converge")
 	case bytes.HasPrefix(t, []byte("final structure:")):
 		p.sec = secFinal
 		p.geom, p.geomN, p.geomRows, p.geomBohr = nil, -1, 0, false
-	case bytes.Contains(t, []byte("Final Singlepoint")):
+	case t[0] == '|' && bytes.Contains(t, []byte("Final Singlepoint")):
 		p.finalSP = true
 	case bytes.HasPrefix(t, []byte("projected vibrational frequencies")):
 		p.freqs = p.freqs[:0]
