@@ -77,15 +77,15 @@ test-race: deps
 
 # Benchmarks. The graph store's: writing 1,000,000 quads once per backend,
 # each in its own process so that peak RSS is that backend's, then reads on
-# the loaded stores (memory, Cayley's kv layer, native Badger side by side).
+# the loaded stores (memory and native Badger side by side).
 # Then every other package's benchmarks; the QM parsers' with their logs:
 # Debian python3-cclib and ours on the same logs in one run (VsCclibLive)
 # and 100 MB logs streamed through each parser (BigLog, RSS growth).
 bench: deps
-	@for b in memory kv badger; do \
+	@for b in memory badger; do \
 		$(GO) test -run '^$$' -bench "^BenchmarkLoad$$/^$$b$$" -benchtime 1x -timeout 30m ./graph/ | grep -E '^Benchmark|^ok|FAIL'; \
 	done
-	@for b in memory kv badger; do \
+	@for b in memory badger; do \
 		$(GO) test -run '^$$' -bench "(ReadGraph|NumericFilter|NumericRange|TwoHop)/^$$b$$" -timeout 60m ./graph/ | grep -E '^Benchmark|^ok|FAIL'; \
 	done
 	$(GO) test -run '^$$' -bench . -timeout 60m $$($(GO) list ./... | grep -v -e '/graph$$' -e '/queries/sparql$$' -e '/parsers/qm$$')

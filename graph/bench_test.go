@@ -78,11 +78,11 @@ type loaded struct {
 	dir  string
 }
 
-var stores = map[string]*loaded{"memory": {}, "kv": {}, "badger": {}}
+var stores = map[string]*loaded{"memory": {}, "badger": {}}
 
-// backends are benchmarked side by side: Cayley's memstore, Cayley's kv
-// layer on Badger (the old backend) and the native Badger quad store.
-var backends = []string{"memory", "kv", "badger"}
+// backends are benchmarked side by side: Cayley's memstore and the native
+// Badger quad store.
+var backends = []string{"memory", "badger"}
 
 // openBench opens an empty store; dir is its directory ("" in memory), for
 // the caller to remove.
@@ -98,11 +98,7 @@ func openBench(b *testing.B, backend string) (s *graph.Store, dir string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	open := graph.Open
-	if backend == "kv" {
-		open = graph.OpenKV
-	}
-	s, err = open(dir, graph.Options{})
+	s, err = graph.Open(dir, graph.Options{})
 	if err != nil {
 		os.RemoveAll(dir)
 		b.Fatal(err)

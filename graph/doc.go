@@ -5,32 +5,20 @@
 //
 // # Backends
 //
-// Three backends implement the same Store API and pass the same conformance
+// Two backends implement the same Store API and pass the same conformance
 // suite (graph/graphtest):
 //
 //   - native Badger (Open, the default): our own Cayley quad store on
 //     Badger v4 (package graph/quadstore) with dictionary-encoded terms,
 //     SPOG/POSG/OSPG/GSPO indexes, a numeric index for range filters, exact
 //     counts, snapshot reads and atomic commits of any size, rolled back on
-//     open after a crash;
-//   - kv (OpenKV): Cayley v0.7.7's kv layer over our own hidalgo flat.KV
-//     adapter (badgerkv.go), kept as a second implementation and as the
-//     benchmarks' baseline. The adapter runs Badger in managed mode: every
-//     Cayley write transaction is buffered, written with one commit
-//     timestamp and becomes visible only when its commit marker is durable,
-//     so a transaction of any size is atomic, and a crash mid-write is
-//     rolled back on the next open;
+//     open after a crash; it documents its own key layout
+//     (graph/quadstore/doc.go);
 //   - memory (OpenMemory): Cayley's memstore, for tests and ephemeral use.
 //
-// # Key layout of the kv backend
-//
-// Cayley's kv layer owns the keys it writes (meta/, log/, node and quad
-// index buckets). We extend its index list (meta/indexes) with a
-// predicate-first index (P,O,S) and a graph-first index (L,S,P), so that
-// "?s <p> ?o" and "all quads of graph G" are prefix scans. The adapter adds
-// two keys of its own under the reserved prefix "\x00mg/": the last fully
-// committed timestamp and the timestamp of a write in progress. The native
-// store documents its own layout (graph/quadstore/doc.go).
+// A third, Cayley v0.7.7's kv layer over a Badger adapter, was the first
+// baseline; slower at everything than the native store, it was retired
+// once the memory backend served as the suite's second implementation.
 //
 // # Named graphs
 //

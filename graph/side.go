@@ -18,15 +18,14 @@ import (
 // On the native backend side entries are stored in the quad store's own
 // keyspace ('X', graph/quadstore/side.go) in the same commit as the
 // graphs they travel with (NamedGraph.Side), so a crash keeps both or
-// neither. The memory and kv backends keep them in memory only, applied
-// after the commit of their graphs: a kv store reopened has none, and
-// their users must rebuild them from the graph.
+// neither. The memory backend keeps them in memory only, applied after
+// the commit of their graphs.
 type SideEntry = quadstore.KV
 
 // ErrInvalidSide: a side entry has an empty or oversized key or value.
 var ErrInvalidSide = quadstore.ErrInvalidSide
 
-// memSide is the side keyspace of the memory and kv backends.
+// memSide is the side keyspace of the memory backend.
 type memSide struct {
 	mu sync.RWMutex
 	m  map[string][]byte

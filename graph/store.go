@@ -50,8 +50,7 @@ type Options struct {
 	// whole, in one transaction.
 	ChunkQuads int
 	// SyncWrites makes every write durable against power loss before it
-	// returns (the native Badger backend; the kv backend syncs each Badger
-	// write). Writes share fsyncs (group commit, quadstore.Store.Sync): a
+	// returns (the native Badger backend). Writes share fsyncs (group commit, quadstore.Store.Sync): a
 	// write returns once a sync that began after its commit has finished.
 	// Without it a returned write survives the death of the process
 	// (kill -9), not a power loss.
@@ -157,8 +156,8 @@ type Store struct {
 	wmu    sync.Mutex
 	closed atomic.Bool
 
-	// Side keyspace (side.go): the in-memory one of the memory and kv
-	// backends, and the watchers of committed side entries.
+	// Side keyspace (side.go): the in-memory one of the memory backend,
+	// and the watchers of committed side entries.
 	mside     memSide
 	sideMu    sync.Mutex
 	sideWatch []func([]SideEntry)
@@ -178,17 +177,6 @@ func Open(dir string, opt Options) (*Store, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	return withBlobs(&nativeBackend{qs: qs}, "badger", dir, opt)
-}
-
-// OpenKV opens a store in dir on Cayley's own kv layer over Badger (the
-// quads in dir/graph). It is the slower, older backend, kept as a second
-// implementation of the Store and as the benchmarks' baseline.
-func OpenKV(dir string, opt Options) (*Store, error) {
-	b, err := openKVBackend(filepath.Join(dir, "graph"), opt.SyncWrites)
-	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	return withBlobs(b, "kv", dir, opt)
 }
 
 func withBlobs(b backend, name, dir string, opt Options) (*Store, error) {
@@ -250,7 +238,7 @@ func (s *Store) sync() error {
 // Blobs returns the content-addressed blob store beside the graph.
 func (s *Store) Blobs() *Blobs { return s.blobs }
 
-// Backend names the backend: "badger" (native), "kv" or "memory".
+// Backend names the backend: "badger" (native) or "memory".
 func (s *Store) Backend() string { return s.backend }
 
 // Recovered reports whether opening the store rolled back a commit that an
@@ -500,8 +488,9 @@ func (s *Store) NumericRange(ctx context.Context, pred quad.IRI, r Range, fn fun
 	return s.b.numericRange(ctx, pred, r, fn)
 }
 
-// EstimateCount estimates how many quads match p: exact for the native and
-// memory backends, an upper bound for the kv backend.
+// EstimateCount estimates how many quads match p: exact on the native
+// backend; on the memory backend exact for one bound term, else the
+// smallest count of the bound terms (an upper bound).
 func (s *Store) EstimateCount(ctx context.Context, p Pattern) (int64, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
@@ -517,7 +506,7 @@ func (s *Store) Graphs(ctx context.Context, fn func(quad.IRI) error) error {
 	return s.b.graphs(ctx, fn)
 }
 
-// Stats reports the number of quads and nodes (estimates for the kv backend).
+// Stats reports the number of quads and nodes.
 func (s *Store) Stats(ctx context.Context) (quads, nodes int64, err error) {
 	if s.closed.Load() {
 		return 0, 0, ErrClosed

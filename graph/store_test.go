@@ -19,8 +19,6 @@ func TestMemory(t *testing.T) {
 
 func TestBadger(t *testing.T) { runOnDisk(t, graph.Open) }
 
-func TestKV(t *testing.T) { runOnDisk(t, graph.OpenKV) }
-
 func runOnDisk(t *testing.T, openStore func(string, graph.Options) (*graph.Store, error)) {
 	graphtest.Run(t, func(t *testing.T, opt graph.Options) (*graph.Store, func(*graph.Store) *graph.Store) {
 		dir := t.TempDir()

@@ -125,82 +125,69 @@ func allIDs(t *testing.T, x *search.Index) []string {
 }
 
 // TestIndexRestartAndRebuild: the index comes back from the store after a
-// restart; entries deleted or stray are rebuilt or removed from the graph;
-// a kv store (whose side entries live in memory) is rebuilt in full.
+// restart; entries deleted or stray are rebuilt or removed from the graph.
 func TestIndexRestartAndRebuild(t *testing.T) {
 	ctx := context.Background()
-	for _, backend := range []string{"badger", "kv"} {
-		t.Run(backend, func(t *testing.T) {
-			dir := t.TempDir()
-			open := graph.Open
-			if backend == "kv" {
-				open = graph.OpenKV
-			}
-			st, err := open(dir, graph.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := search.Open(ctx, st, testPool(t), base, search.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			register(t, st, nci(t, 150))
-			mols := moleculeIDs(t, st)
-			acids := func(x *search.Index) []search.Hit {
-				h, err := x.Substructure(ctx, "C(=O)[OH]", search.SubOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return h
-			}
-			x0, _ := search.Open(ctx, st, testPool(t), base, search.Options{})
-			want := acids(x0)
-			if len(want) == 0 || len(mols) < 140 {
-				t.Fatalf("%d acids among %d molecules", len(want), len(mols))
-			}
-			st.Close()
-			st, err = open(dir, graph.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if backend == "badger" {
-				if got := fpIDs(t, st); !slices.Equal(got, mols) {
-					t.Fatalf("after restart %d entries for %d molecules", len(got), len(mols))
-				}
-				// damage: drop 10 entries, add a stray one
-				var kvs []graph.SideEntry
-				for _, id := range mols[:10] {
-					kvs = append(kvs, graph.SideEntry{Key: []byte("f" + id)}, graph.SideEntry{Key: []byte("p" + id)})
-				}
-				e, err := search.Prepare("mol-aaaaaaaaaaaaaaaaaaaaaaaaaa", "CCO", "LFQSCWFLJHTTHZ-UHFFFAOYSA-N")
-				if err != nil {
-					t.Fatal(err)
-				}
-				kvs = append(kvs, e...)
-				if err := st.PutSide(ctx, kvs); err != nil {
-					t.Fatal(err)
-				}
-			}
-			x, err := search.Open(ctx, st, testPool(t), base, search.Options{CacheMolecules: 100})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer x.Close()
-			if got := allIDs(t, x); !slices.Equal(got, mols) {
-				t.Errorf("index holds %d molecules, graph %d", len(got), len(mols))
-			}
-			if got := acids(x); !slices.Equal(got, want) {
-				t.Errorf("acids after reopen: %d, before %d", len(got), len(want))
-			}
-			if hits, _ := x.Exact(ctx, "LFQSCWFLJHTTHZ-UHFFFAOYSA-N", search.ExactOptions{}); len(hits) != 0 {
-				t.Errorf("stray entry still found: %v", hits)
-			}
-			if backend == "badger" {
-				if got := fpIDs(t, st); !slices.Equal(got, mols) {
-					t.Errorf("after rebuild %d entries for %d molecules", len(got), len(mols))
-				}
-			}
-		})
+	dir := t.TempDir()
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := search.Open(ctx, st, testPool(t), base, search.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	register(t, st, nci(t, 150))
+	mols := moleculeIDs(t, st)
+	acids := func(x *search.Index) []search.Hit {
+		h, err := x.Substructure(ctx, "C(=O)[OH]", search.SubOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	x0, _ := search.Open(ctx, st, testPool(t), base, search.Options{})
+	want := acids(x0)
+	if len(want) == 0 || len(mols) < 140 {
+		t.Fatalf("%d acids among %d molecules", len(want), len(mols))
+	}
+	st.Close()
+	st, err = graph.Open(dir, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := fpIDs(t, st); !slices.Equal(got, mols) {
+		t.Fatalf("after restart %d entries for %d molecules", len(got), len(mols))
+	}
+	// damage: drop 10 entries, add a stray one
+	var kvs []graph.SideEntry
+	for _, id := range mols[:10] {
+		kvs = append(kvs, graph.SideEntry{Key: []byte("f" + id)}, graph.SideEntry{Key: []byte("p" + id)})
+	}
+	e, err := search.Prepare("mol-aaaaaaaaaaaaaaaaaaaaaaaaaa", "CCO", "LFQSCWFLJHTTHZ-UHFFFAOYSA-N")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kvs = append(kvs, e...)
+	if err := st.PutSide(ctx, kvs); err != nil {
+		t.Fatal(err)
+	}
+	x, err := search.Open(ctx, st, testPool(t), base, search.Options{CacheMolecules: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if got := allIDs(t, x); !slices.Equal(got, mols) {
+		t.Errorf("index holds %d molecules, graph %d", len(got), len(mols))
+	}
+	if got := acids(x); !slices.Equal(got, want) {
+		t.Errorf("acids after reopen: %d, before %d", len(got), len(want))
+	}
+	if hits, _ := x.Exact(ctx, "LFQSCWFLJHTTHZ-UHFFFAOYSA-N", search.ExactOptions{}); len(hits) != 0 {
+		t.Errorf("stray entry still found: %v", hits)
+	}
+	if got := fpIDs(t, st); !slices.Equal(got, mols) {
+		t.Errorf("after rebuild %d entries for %d molecules", len(got), len(mols))
 	}
 }
 

@@ -38,7 +38,7 @@ func serveOptions() []option {
 		{"addr", "MOLGRAPH_ADDR", ":8080", "listen address (host:port)"},
 		dataDirOption(),
 		{"base-iri", "MOLGRAPH_BASE_IRI", "http://localhost:8080/", "base of resource IRIs (<base>id/<kind>/<id>) and problem types"},
-		{"store", "MOLGRAPH_STORE", "badger", "graph backend: badger (native quad store, <data-dir>/quads), kv (Cayley's kv layer on Badger, <data-dir>/graph) or memory"},
+		{"store", "MOLGRAPH_STORE", "badger", "graph backend: badger (native quad store, <data-dir>/quads) or memory"},
 		{"sync-writes", "MOLGRAPH_SYNC_WRITES", "true", "make every acknowledged write durable against power loss: fsync before the reply, one fsync shared by concurrent writes (group commit); false: a reply survives kill -9, not a power loss"},
 		{"min-free-disk", "MOLGRAPH_MIN_FREE_DISK", "1GiB", "free space kept on the data directory's file system; below it writes answer 507 insufficient_storage and /readyz 503"},
 		{"columns-max-triples", "MOLGRAPH_COLUMNS_MAX_TRIPLES", "33554432", "largest store (quads) whose triples the badger store also keeps as in-memory id columns for SPARQL scans (16 bytes a triple, rebuilt after commits); 0: none"},
@@ -283,7 +283,7 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	var errs []error
 	collect := func(err error) { errs = append(errs, err) }
 	var e error
-	c.store, e = s.oneOf("store", "badger", "kv", "memory")
+	c.store, e = s.oneOf("store", "badger", "memory")
 	collect(e)
 	c.syncWrites, e = s.boolean("sync-writes")
 	collect(e)

@@ -198,11 +198,8 @@ func openStore(cfg serveConfig) (*graph.Store, error) {
 	if cfg.columnsMaxTriples == 0 {
 		opt.ColumnsMaxTriples = -1 // none
 	}
-	switch cfg.store {
-	case "memory":
+	if cfg.store == "memory" {
 		return graph.OpenMemory(opt)
-	case "kv":
-		return graph.OpenKV(cfg.dataDir, opt)
 	}
 	return graph.Open(cfg.dataDir, opt)
 }

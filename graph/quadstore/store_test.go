@@ -288,8 +288,8 @@ func testModel(t *testing.T) {
 }
 
 // TestNodeLosesMoreThanItGains: one delta list in which a subject loses
-// more quads than it gains (the case Cayley's kv layer gets wrong, see
-// graph/store.go apply) stores exactly the net result.
+// more quads than it gains (the case Cayley's kv layer, molgraph's first
+// backend, got wrong) stores exactly the net result.
 func TestNodeLosesMoreThanItGains(t *testing.T) {
 	s := openTest(t)
 	defer s.Close()
