@@ -19,13 +19,17 @@ import (
 
 // Export of the whole graph (GET /v1/export, and `molgraph export`).
 //
-// The dump is written one named graph at a time: first the names of all
-// graphs are listed (the store's graph index), then each graph is read (an
-// index prefix scan) from one read view of the store, sorted by subject
-// and written. The graphs are read from one snapshot, taken after the
-// names were listed: a graph created in between is absent, one deleted in
-// between is skipped. Memory is bounded by the largest graph plus the list
-// of names.
+// An export reads one read view of the store (one snapshot). N-Quads and
+// N-Triples from the native store are dumped from its ids
+// (graph.View.WriteNQuads: the graph index read front to back, each term
+// formatted once per batch of graphs, graphs in store order, each graph's
+// quads grouped by subject), streaming with bounded memory. The other
+// formats, and every format on the memory backend, are written one named
+// graph at a time: the names of all graphs are listed (the store's graph
+// index), then each graph is read (an index prefix scan) from the view,
+// sorted by subject and written; a graph created between the listing and
+// the view is absent, one deleted in between is skipped. Memory is bounded
+// by the largest graph plus the list of names.
 
 // ExportStats counts what an export wrote.
 type ExportStats struct {
@@ -61,27 +65,69 @@ func GraphNames(ctx context.Context, store *graph.Store) ([]quad.IRI, error) {
 	return names, nil
 }
 
-// Export writes every named graph of store to w in format f, calling
-// progress (if not nil) after each graph. N-Quads and JSON-LD keep the graph
-// names; Turtle and N-Triples write the union of the graphs' triples.
-func Export(ctx context.Context, store *graph.Store, w io.Writer, f rdfio.Format, names []quad.IRI, progress func(ExportStats)) (ExportStats, error) {
-	st := ExportStats{GraphsTotal: len(names)}
-	wr, err := rdfio.NewWriterOptions(w, f, rdfio.WriterOptions{KeepGraphs: true})
-	if err != nil {
-		return st, fmt.Errorf("export: %w", err)
-	}
-	// One read view for all graphs: one snapshot and pooled iterators (a
-	// transaction and an iterator per graph cost more than reading a
-	// small graph).
+// An Exporter is one export of a store in one format: a read view and
+// the number of graphs it will write (known before the first byte, for
+// the response header). Close it when done.
+type Exporter struct {
+	f     rdfio.Format
+	view  *graph.View
+	dump  bool       // from ids (graph.View.WriteNQuads)
+	names []quad.IRI // the graphs to write, unless dump
+	total int
+}
+
+// NewExporter opens an export of store in format f.
+func NewExporter(ctx context.Context, store *graph.Store, f rdfio.Format) (*Exporter, error) {
 	v, err := store.ReadView(ctx)
 	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	e := &Exporter{f: f, view: v, dump: (f == rdfio.NQuads || f == rdfio.NTriples) && v.HasIDs()}
+	if e.dump {
+		e.total, err = v.CountGraphs(ctx)
+	} else {
+		e.names, err = GraphNames(ctx, store)
+		e.total = len(e.names)
+	}
+	if err != nil {
+		v.Close()
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	return e, nil
+}
+
+// Graphs is the number of named graphs the export writes.
+func (e *Exporter) Graphs() int { return e.total }
+
+// Close releases the export's read view.
+func (e *Exporter) Close() error { return e.view.Close() }
+
+// Write writes the export to w, calling progress (if not nil) after each
+// graph (after each batch of graphs when dumping from ids). N-Quads and
+// JSON-LD keep the graph names; Turtle and N-Triples write the union of
+// the graphs' triples.
+func (e *Exporter) Write(ctx context.Context, w io.Writer, progress func(ExportStats)) (ExportStats, error) {
+	st := ExportStats{GraphsTotal: e.total}
+	if e.dump {
+		ds, err := e.view.WriteNQuads(ctx, w, e.f == rdfio.NTriples, func(ds graph.DumpStats) {
+			if progress != nil {
+				progress(ExportStats{Graphs: ds.Graphs, GraphsTotal: e.total, Quads: ds.Quads})
+			}
+		})
+		st.Graphs, st.Quads = ds.Graphs, ds.Quads
+		if err != nil {
+			return st, fmt.Errorf("export: %w", err)
+		}
+		return st, nil
+	}
+	wr, err := rdfio.NewWriterOptions(w, e.f, rdfio.WriterOptions{KeepGraphs: true})
+	if err != nil {
 		return st, fmt.Errorf("export: %w", err)
 	}
-	defer v.Close()
 	var qs []quad.Quad
-	for _, g := range names {
+	for _, g := range e.names {
 		qs = qs[:0]
-		err := v.Match(ctx, graph.Pattern{Label: g}, func(q quad.Quad) error {
+		err := e.view.Match(ctx, graph.Pattern{Label: g}, func(q quad.Quad) error {
 			qs = append(qs, q)
 			return nil
 		})
@@ -109,6 +155,17 @@ func Export(ctx context.Context, store *graph.Store, w io.Writer, f rdfio.Format
 	return st, nil
 }
 
+// Export writes every named graph of store to w in format f (an Exporter
+// opened, written and closed).
+func Export(ctx context.Context, store *graph.Store, w io.Writer, f rdfio.Format, progress func(ExportStats)) (ExportStats, error) {
+	e, err := NewExporter(ctx, store, f)
+	if err != nil {
+		return ExportStats{}, err
+	}
+	defer e.Close()
+	return e.Write(ctx, w, progress)
+}
+
 func (s *Server) exportRoutes() []Route {
 	content := map[string]Schema{}
 	for _, f := range rdfio.Formats() {
@@ -118,9 +175,9 @@ func (s *Server) exportRoutes() []Route {
 	return []Route{{
 		Method: http.MethodGet, Pattern: "/v1/export", Scope: auth.ScopeAdmin, Handle: s.export,
 		Doc: Doc{Tag: "graph", Summary: "Export the whole graph (streamed)",
-			Description: "Every named graph, one after the other, each sorted by subject. nquads (default) and jsonld keep " +
-				"graph names; turtle and ntriples write their union. gzip-compressed when Accept-Encoding allows it. " +
-				"Each graph is as stored; the dump is not a global snapshot. The " + ExportTrailer + " trailer, sent " +
+			Description: "Every named graph, one after the other, each graph's quads grouped by subject, read from one " +
+				"snapshot of the store. nquads (default) and jsonld keep graph names; turtle and ntriples write their " +
+				"union. gzip-compressed when Accept-Encoding allows it. The " + ExportTrailer + " trailer, sent " +
 				"after the last byte, counts the quads written: a dump without it was cut short.",
 			Params: []Param{{Name: "format", In: "query", Description: "nquads (default), ntriples, turtle or jsonld.",
 				Schema: Schema{"type": "string", "enum": rdfio.FormatNames()}}},
@@ -160,15 +217,16 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	names, err := GraphNames(r.Context(), store)
+	e, err := NewExporter(r.Context(), store, f)
 	if err != nil {
 		return err
 	}
+	defer e.Close()
 	h := w.Header()
 	h.Set("Content-Type", f.MediaType())
 	h.Set("Content-Disposition", `attachment; filename="molgraph`+f.Extension()+`"`)
 	h.Set("Vary", "Accept-Encoding")
-	h.Set(ExportHeader, strconv.Itoa(len(names)))
+	h.Set(ExportHeader, strconv.Itoa(e.Graphs()))
 	h.Set("Trailer", ExportTrailer)
 	var out io.Writer = w
 	var zw *gzip.Writer
@@ -181,7 +239,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	if r.Method == http.MethodHead {
 		return nil
 	}
-	st, err := Export(r.Context(), store, out, f, names, nil)
+	st, err := e.Write(r.Context(), out, nil)
 	if err == nil && zw != nil {
 		err = zw.Close()
 	}

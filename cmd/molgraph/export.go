@@ -165,13 +165,14 @@ func exportLocal(ctx context.Context, dataDir string, f rdfio.Format, w io.Write
 		return handlers.ExportStats{}, 0, fmt.Errorf("export: open %s: %w (if a server is running on this data directory, export through it: --server http://HOST:PORT/)", dataDir, err)
 	}
 	defer store.Close()
-	names, err := handlers.GraphNames(ctx, store)
+	e, err := handlers.NewExporter(ctx, store, f)
 	if err != nil {
 		return handlers.ExportStats{}, 0, err
 	}
-	bar := newBar(int64(len(names)), "graphs", false)
+	defer e.Close()
+	bar := newBar(int64(e.Graphs()), "graphs", false)
 	cw := &countingWriter{w: w}
-	st, err := handlers.Export(ctx, store, cw, f, names, func(st handlers.ExportStats) {
+	st, err := e.Write(ctx, cw, func(st handlers.ExportStats) {
 		if bar != nil {
 			bar.Set(st.Graphs)
 		}
