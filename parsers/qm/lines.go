@@ -28,12 +28,18 @@ type Lines struct {
 	done      bool
 }
 
+// readBuffer is the size of Lines' read buffer. Lines longer than it (rare
+// in logs) are assembled in a second buffer, up to MaxLine: a MaxLine read
+// buffer per parse was most of a parse's allocation, and its garbage
+// collection a fifth of the CPU time of parsing a small log.
+const readBuffer = 16 << 10
+
 // NewLines returns a Lines reading from r.
 func NewLines(r io.Reader) *Lines {
-	if br, ok := r.(*bufio.Reader); ok && br.Size() >= MaxLine {
+	if br, ok := r.(*bufio.Reader); ok && br.Size() >= readBuffer {
 		return &Lines{r: br}
 	}
-	return &Lines{r: bufio.NewReaderSize(r, MaxLine)}
+	return &Lines{r: bufio.NewReaderSize(r, readBuffer)}
 }
 
 // ParseLines is the driver of every program parser: it passes each line of
@@ -67,12 +73,23 @@ func (l *Lines) Next() bool {
 	b, err := l.r.ReadSlice('\n')
 	l.bytes += int64(len(b))
 	if errors.Is(err, bufio.ErrBufferFull) {
-		// Keep the first MaxLine bytes, skip the rest of the line.
+		// A line longer than the read buffer: keep its first MaxLine
+		// bytes, skip the rest of it.
 		l.buf = append(l.buf[:0], b...)
-		l.truncated++
+		n := len(b)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			b, err = l.r.ReadSlice('\n')
 			l.bytes += int64(len(b))
+			n += len(b)
+			if room := MaxLine - len(l.buf); room > 0 {
+				l.buf = append(l.buf, b[:min(room, len(b))]...)
+			}
+		}
+		if err == nil {
+			n-- // the line ending
+		}
+		if n >= MaxLine {
+			l.truncated++
 		}
 		b = l.buf
 	}

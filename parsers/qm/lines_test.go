@@ -43,3 +43,37 @@ func TestParseLinesErrors(t *testing.T) {
 		t.Errorf("read error: %v, %v", c, err)
 	}
 }
+
+// TestLinesLong: lines around the read buffer's and MaxLine's sizes come
+// back whole below MaxLine and cut to MaxLine (counted) from it on (a
+// '\r' before the '\n' counts), as with a MaxLine read buffer.
+func TestLinesLong(t *testing.T) {
+	for _, n := range []int{16<<10 - 1, 16 << 10, 16<<10 + 1, 40 << 10, qm.MaxLine - 1, qm.MaxLine, qm.MaxLine + 1, 3 * qm.MaxLine} {
+		for _, end := range []string{"\n", "\r\n", ""} {
+			long := strings.Repeat("z", n)
+			ln := qm.NewLines(strings.NewReader("a\n" + long + end + "b\n"))
+			var got []string
+			for ln.Next() {
+				got = append(got, ln.Text())
+			}
+			// The line as read up to its '\n' (a missing ending joins the
+			// next line), cut at MaxLine, its '\r' removed.
+			content := long + strings.TrimSuffix(end, "\n")
+			if end == "" {
+				content += "b"
+			}
+			want, cut := content, 0
+			if len(content) >= qm.MaxLine {
+				want, cut = content[:qm.MaxLine], 1
+			}
+			want = strings.TrimRight(want, "\r")
+			wantN := 3
+			if end == "" {
+				wantN = 2
+			}
+			if len(got) != wantN || got[0] != "a" || got[1] != want || ln.Truncated() != cut || ln.Err() != nil {
+				t.Errorf("line of %d bytes ending %q: %d lines, second %d bytes, %d cut; want %d, %d, %d", n, end, len(got), len(got[min(1, len(got)-1)]), ln.Truncated(), wantN, len(want), cut)
+			}
+		}
+	}
+}
