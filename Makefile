@@ -23,7 +23,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SHACL_ENGINE := $(HOME)/.cache/molgraph/shacl-engine
 OXIGRAPH     := $(HOME)/.cache/molgraph/oxigraph
 
-.PHONY: all deps build run test test-race test-scale bench bench-batch bench-docking bench-scale bench-receptor-routes bench-load bench-search bench-sparql fuzz vet fmt clean
+.PHONY: all deps build run test test-race test-scale bench bench-batch bench-docking bench-scale bench-scale-batch bench-receptor-routes bench-load bench-search bench-sparql fuzz vet fmt clean
 
 all: build
 
@@ -110,6 +110,12 @@ bench-docking: build
 # min on 2 idle cores per round (ROUNDS=1); EXH=1 about a minute.
 bench-scale: build
 	jobs/queue/bench.sh
+
+# Scale-out batch (design M3): the NCI sample registered by serve --queue
+# local and by serve --queue nats (--local-slots 0) with one chemistry
+# worker process; wall time and the server's CPU per record. ~1 min a round.
+bench-scale-batch: build
+	jobs/queue/bench-batch.sh
 
 # The two receptor preparation routes (PDB2PQR+PROPKA at pH 7.4, Open
 # Babel alone) side by side on the docking corpus's receptors: crystal-pose

@@ -345,6 +345,21 @@ func (d *dockQueue) stop() {
 	}
 }
 
+// batchCollectors are the /metrics of batch jobs' commits: records
+// committed, and outcomes of queued chemistry dropped as duplicates.
+func batchCollectors(task *batch.Task) []prometheus.Collector {
+	if task == nil {
+		return nil
+	}
+	return []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_batch_records_committed_total",
+			Help: "Batch upload records committed (items written)."}, func() float64 { return float64(task.Stats().Records) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_batch_duplicates_dropped_total",
+			Help: "Chemistry outcomes of batch units dropped because their records were committed already (redeliveries)."},
+			func() float64 { return float64(task.Stats().Duplicates) }),
+	}
+}
+
 // dockingCollectors are the /metrics of the docking commit and, in nats
 // mode, of the queue (read at each scrape, bounded by a 2 s timeout).
 func dockingCollectors(task *jobsdocking.Task, dq *dockQueue, cfg serveConfig) []prometheus.Collector {

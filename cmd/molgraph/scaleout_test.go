@@ -535,3 +535,143 @@ func TestScaleOutPartition(t *testing.T) {
 		}
 	}
 }
+
+// batchView is GET /v1/molecules/batch/{id}.
+type batchView struct {
+	Status                                      string
+	Total, Processed, Created, Existing, Failed int
+}
+
+func viewBatch(t *testing.T, url, key, id string) batchView {
+	t.Helper()
+	code, b, _ := get(t, url+"/v1/molecules/batch/"+id, key)
+	var v batchView
+	if code != 200 || json.Unmarshal([]byte(b), &v) != nil {
+		t.Fatalf("batch view: %d %s", code, b)
+	}
+	return v
+}
+
+// batchItems reads every item of a batch job through the items route.
+func batchItems(t *testing.T, url, key, id string) []string {
+	t.Helper()
+	var out []string
+	cursor := ""
+	for {
+		code, b, _ := get(t, url+"/v1/molecules/batch/"+id+"/items?limit=1000&cursor="+cursor, key)
+		var page struct {
+			Items []struct {
+				Index        int
+				Status, Name string
+				MoleculeID   string `json:"molecule_id"`
+				Err          string `json:"error"`
+			}
+			NextCursor *string `json:"next_cursor"`
+		}
+		if code != 200 || json.Unmarshal([]byte(b), &page) != nil {
+			t.Fatalf("batch items: %d %s", code, b)
+		}
+		for _, it := range page.Items {
+			out = append(out, fmt.Sprintf("%d %s %s %q %q", it.Index, it.Status, it.MoleculeID, it.Name, it.Err))
+		}
+		if page.NextCursor == nil {
+			return out
+		}
+		cursor = *page.NextCursor
+	}
+}
+
+// TestScaleOutBatch (T5 with processes): the NCI sample (4,999 SMILES
+// lines and two invalid ones) uploaded to serve --queue nats with the
+// embedded NATS server and no chemistry of its own (--local-slots 0),
+// prepared by two `molgraph worker --kinds chem` processes, one of them
+// killed (kill -9) mid-job: the job succeeds with the counters and items
+// of the same upload on serve --queue local.
+func TestScaleOutBatch(t *testing.T) {
+	scaleTests(t)
+	data, err := os.ReadFile("/usr/share/RDKit/Data/NCI/first_5K.smi")
+	if err != nil {
+		t.Skipf("%v (apt install rdkit-data)", err)
+	}
+	upload := append(data, []byte("not-a-smiles bad1\nC1CC bad2\n")...)
+	bin := buildBinary(t)
+	key := "scale-out-test-key-0123456789abcdefghijklmnopqrstuvwxyz"
+	submit := func(url string) string {
+		var r struct {
+			JobID string `json:"job_id"`
+		}
+		if code := post(t, url+"/v1/molecules/batch", key, "text/plain", upload, &r); code != 202 {
+			t.Fatalf("batch upload: %d", code)
+		}
+		return r.JobID
+	}
+	wait := func(url, id string, logs func() string) batchView {
+		for end := time.Now().Add(20 * time.Minute); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
+			if v := viewBatch(t, url, key, id); v.Status != "queued" && v.Status != "running" {
+				return v
+			}
+		}
+		t.Fatalf("batch %s not finished\n%s", id, logs())
+		return batchView{}
+	}
+
+	// The reference: in process.
+	ls := startServer(t, bin, t.TempDir(), "MOLGRAPH_API_KEY="+key)
+	lid := submit(ls.url)
+	lv := wait(ls.url, lid, ls.logs)
+	localItems := batchItems(t, ls.url, key, lid)
+
+	dataDir := t.TempDir()
+	natsAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	s := startServer(t, bin, dataDir, "MOLGRAPH_API_KEY="+key, "MOLGRAPH_QUEUE=nats", "MOLGRAPH_NATS_LISTEN="+natsAddr,
+		"MOLGRAPH_LOCAL_SLOTS=0", "MOLGRAPH_NATS_ACK_WAIT=4s")
+	chemWorker := func(name string) *proc {
+		p := &proc{}
+		p.cmd = exec.Command(bin, "worker", "--nats-url", "nats://"+natsAddr, "--nats-creds", filepath.Join(dataDir, "nats", "worker.nk"),
+			"--kinds", "chem", "--chem-workers", "1", "--name", name, "--work-dir", t.TempDir(), "--nats-ack-wait", "4s",
+			"--drain-timeout", "5s", "--log-format", "text")
+		p.cmd.Stdout, p.cmd.Stderr = p, p
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if p.cmd.ProcessState == nil {
+				p.cmd.Process.Kill()
+				p.cmd.Wait()
+			}
+		})
+		return p
+	}
+	a, b := chemWorker("A"), chemWorker("B")
+	id := submit(s.url)
+	// Kill A once part of the job is committed: its units come back
+	// after the ack wait and B prepares them.
+	for end := time.Now().Add(10 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		v := viewBatch(t, s.url, key, id)
+		if v.Processed > 0 {
+			break
+		}
+		if v.Status != "queued" && v.Status != "running" || time.Now().After(end) {
+			t.Fatalf("batch %+v before the kill\n%s\n%s", v, s.logs(), a.logs())
+		}
+	}
+	a.cmd.Process.Kill()
+	a.cmd.Wait()
+	v := wait(s.url, id, func() string { return s.logs() + b.logs() })
+	if v.Status != "succeeded" || v != (batchView{Status: "succeeded", Total: lv.Total, Processed: lv.Processed, Created: lv.Created,
+		Existing: lv.Existing, Failed: lv.Failed}) || lv.Total != 5001 || lv.Failed < 2 {
+		t.Fatalf("queued batch %+v, local %+v", v, lv)
+	}
+	items := batchItems(t, s.url, key, id)
+	if len(items) != len(localItems) || len(items) != lv.Total {
+		t.Fatalf("%d items, local %d", len(items), len(localItems))
+	}
+	for i := range items {
+		if items[i] != localItems[i] {
+			t.Fatalf("item %d: %s, local %s", i, items[i], localItems[i])
+		}
+	}
+	if !strings.Contains(b.logs(), "worker started") {
+		t.Errorf("worker B logs:\n%s", b.logs())
+	}
+}

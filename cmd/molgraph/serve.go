@@ -143,7 +143,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		SearchTimeout:    cfg.searchTimeout,
 		SearchJobs:       searchJobs,
 		SPARQLProcedures: idx.Procedures(),
-		Collectors:       dockingCollectors(dock.Task, dq, cfg),
+		Collectors:       append(dockingCollectors(dock.Task, dq, cfg), batchCollectors(mols.Batch)...),
 	})
 	if err != nil {
 		return err

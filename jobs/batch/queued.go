@@ -176,6 +176,7 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 		case u == nil:
 			// Committed already (or no unit of this job): a duplicate.
 			duplicates++
+			t.duplicates.Add(1)
 			if err := o.Done(); err != nil {
 				log.Warn("acknowledging a duplicate outcome", "unit", o.Key, "err", err)
 			}
@@ -184,6 +185,7 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 			// A second delivery of a buffered outcome: acknowledged with
 			// the first, after the commit.
 			duplicates++
+			t.duplicates.Add(1)
 			u.dones = append(u.dones, o.Done)
 			continue
 		}
@@ -232,7 +234,6 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 	if duplicates > 0 {
 		log.Info("duplicate chemistry outcomes dropped", "dropped", duplicates)
 	}
-	t.duplicates.Add(int64(duplicates))
 	// Done: the job's consumer and any late unit go.
 	if err := q.Cancel(context.WithoutCancel(ctx), j.IRI); err != nil {
 		log.Warn("removing the job's queue state", "err", err)

@@ -256,3 +256,61 @@ func sameBatchResults(t *testing.T, aSt *graph.Store, a jobs.Job, bSt *graph.Sto
 		t.Errorf("side entries: %d and %d for %d molecules", len(as), len(bs), len(am))
 	}
 }
+
+// TestQueuedBatchResume (scale-out T3 for batch): a queued batch job
+// (queue.Local, one worker running work.ChemExecutor) is stopped mid-job
+// with outcomes waiting, the store closed and reopened and the queue's
+// content lost (a wiped NATS store); the resumed job enqueues its pending
+// units again and ends with every record processed exactly once, like
+// the in-process job.
+func TestQueuedBatchResume(t *testing.T) {
+	lines := readNCI(t, 1500)
+	dir := t.TempDir()
+	ctx := context.Background()
+	q := queue.NewLocal(queue.Options{AckWait: time.Second, NakDelay: 100 * time.Millisecond})
+	defer q.Close()
+	pool := newPool(t)
+	w := &queue.LocalWorker{Queue: q, Name: "chem", Slots: 2, Engine: "e1", Drain: time.Second,
+		Exec: map[string]queue.Executor{work.KindChem: work.ChemExecutor(pool, 2)}}
+	wctx, stop := context.WithCancel(ctx)
+	served := make(chan struct{})
+	go func() { defer close(served); w.Serve(wctx) }()
+	defer func() { stop(); <-served }()
+	opt := batch.TaskOptions{Queue: q, Engine: "e1", Window: 400, Stall: time.Minute}
+	var iri quad.IRI
+	{
+		st := openStore(t, dir)
+		task := batch.NewTask(batch.NewRegistry(st, pool, base, nil), opt)
+		runner, _ := jobs.NewRunner(st, base, []jobs.Task{task}, jobs.Options{})
+		if _, err := runner.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		j := submit(t, st, task, runner, lines)
+		iri = j.IRI
+		j = waitFor(t, runner, iri, func(j jobs.Job) bool { return batch.CountsOf(&j).Processed >= 200 })
+		runner.Close()
+		j, _ = runner.Get(ctx, iri)
+		if j.Status != jobs.Running || batch.CountsOf(&j).Processed >= int64(len(lines)) {
+			t.Fatalf("after stop: %s %+v", j.Status, batch.CountsOf(&j))
+		}
+		t.Logf("stopped at %d of %d", batch.CountsOf(&j).Processed, len(lines))
+		st.Close()
+	}
+	q.Lose()
+	st := openStore(t, dir)
+	defer st.Close()
+	task := batch.NewTask(batch.NewRegistry(st, pool, base, nil), opt)
+	runner, _ := jobs.NewRunner(st, base, []jobs.Task{task}, jobs.Options{})
+	defer runner.Close()
+	if n, err := runner.Start(ctx); err != nil || n != 1 {
+		t.Fatalf("resumed %d jobs, err %v", n, err)
+	}
+	j := waitFor(t, runner, iri, func(j jobs.Job) bool { return j.Status.Finished() })
+	if j.Status != jobs.Succeeded {
+		t.Fatalf("job %+v", j)
+	}
+	checkJob(t, st, j, lines, 0)
+	if s, _ := q.Stats(ctx, ""); s.Queued != 0 || s.Outcomes != 0 {
+		t.Errorf("queue after the job: %+v", s)
+	}
+}
