@@ -3,6 +3,7 @@ package orca_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -82,13 +83,40 @@ func TestNewJobSteps(t *testing.T) {
 	// banner and input echo (up to "JOB NUMBER  1"), which cclib needs.
 	prefix := bytes.Index(data, []byte("$$$$$$$$$$$$$$$$  JOB NUMBER  1"))
 	prefix = bytes.LastIndexByte(data[:prefix], '\n') + 1
-	ref := qmtest.CclibStepEnergies(t, data, prefix, true, jobNumber)
+	steps := qmtest.CclibSteps(t, data, prefix, true, jobNumber)
+	ref := make([][]float64, len(steps))
+	for i, s := range steps {
+		ref[i] = s.SCF
+	}
 	t.Logf("%d SCF energies compared with cclib per step", qmtest.CheckStepEnergies(t, name, c, ref))
+	// The wavenumbers of the frequency job, and none in the others.
+	for i, s := range steps {
+		got := c.Steps[i].Frequencies
+		if len(got) != len(s.Vib) {
+			t.Errorf("step %d: %d wavenumbers, cclib %d", i+1, len(got), len(s.Vib))
+			continue
+		}
+		for k := range got {
+			if math.Abs(got[k]-s.Vib[k]) > 1e-6 {
+				t.Errorf("step %d mode %d: %.2f cm⁻¹, cclib %.2f", i+1, k+1, got[k], s.Vib[k])
+			}
+		}
+	}
+	t.Logf("%d wavenumbers compared with cclib in step 3", len(steps[2].Vib))
 }
 
 // TestNewJobTruncated: a run cut inside its second job has two steps, the
-// second not terminated normally, and so the group neither.
+// second not terminated normally, and so the group neither; both logs cut
+// anywhere never terminate normally nor give more results than whole.
 func TestNewJobTruncated(t *testing.T) {
+	for _, name := range []string{"orca_from_issue_736.out", "1618.out"} {
+		data := readMultijob(t, name)
+		full, err := orca.Parse(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		qmtest.Truncations(t, name, data, orca.Parse, full, 40)
+	}
 	data := readMultijob(t, "orca_from_issue_736.out")
 	cut := bytes.Index(data, []byte("JOB NUMBER  3"))
 	cut = bytes.LastIndex(data[:cut], []byte("FINAL SINGLE POINT ENERGY"))

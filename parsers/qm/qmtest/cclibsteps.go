@@ -20,7 +20,8 @@ import (
 const DebianPython = "/usr/bin/python3"
 
 // cclibScript prints, for each file argument, the SCF energies cclib parses
-// (converted back to Eh with cclib's own constant), or null.
+// (converted back to Eh with cclib's own constant) and the vibrational
+// wavenumbers (cm⁻¹), or null.
 const cclibScript = `
 import sys, json, logging
 import cclib
@@ -32,7 +33,9 @@ for f in sys.argv[1:]:
         out.append({"error": repr(e)})
         continue
     e = getattr(d, "scfenergies", None) if d is not None else None
-    out.append({"scf": None if e is None else [float(x) / 27.21138505 for x in e]})
+    v = getattr(d, "vibfreqs", None) if d is not None else None
+    out.append({"scf": None if e is None else [float(x) / 27.21138505 for x in e],
+                "vib": None if v is None else [float(x) for x in v]})
 print(json.dumps(out))
 `
 
@@ -44,6 +47,23 @@ print(json.dumps(out))
 // cclib parses per step (nil for a step cclib could not parse). It skips
 // the test if python3-cclib is not installed.
 func CclibStepEnergies(t *testing.T, data []byte, prefixEnd int, before bool, boundary func(line []byte) bool) [][]float64 {
+	t.Helper()
+	steps := CclibSteps(t, data, prefixEnd, before, boundary)
+	energies := make([][]float64, len(steps))
+	for i, s := range steps {
+		energies[i] = s.SCF
+	}
+	return energies
+}
+
+// CclibStep is what Debian's cclib parses from one step's text: SCF
+// energies (Eh) and vibrational wavenumbers (cm⁻¹), nil where it found none.
+type CclibStep struct {
+	SCF, Vib []float64
+}
+
+// CclibSteps is CclibStepEnergies with the wavenumbers too.
+func CclibSteps(t *testing.T, data []byte, prefixEnd int, before bool, boundary func(line []byte) bool) []CclibStep {
 	t.Helper()
 	if _, err := os.Stat(DebianPython); err != nil {
 		t.Skipf("%s not found: cclib reference for the steps not computed", DebianPython)
@@ -95,6 +115,7 @@ func CclibStepEnergies(t *testing.T, data []byte, prefixEnd int, before bool, bo
 	}
 	var res []struct {
 		SCF   []float64 `json:"scf"`
+		Vib   []float64 `json:"vib"`
 		Error string    `json:"error"`
 	}
 	out = bytes.TrimSpace(out) // the result is the last line, after any notices cclib prints
@@ -102,14 +123,14 @@ func CclibStepEnergies(t *testing.T, data []byte, prefixEnd int, before bool, bo
 	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(steps) {
 		t.Fatalf("cclib output %s: %v", out, err)
 	}
-	energies := make([][]float64, len(res))
+	parsed := make([]CclibStep, len(res))
 	for i, r := range res {
 		if r.Error != "" {
 			t.Logf("cclib on step %d: %s", i+1, r.Error)
 		}
-		energies[i] = r.SCF
+		parsed[i] = CclibStep{SCF: r.SCF, Vib: r.Vib}
 	}
-	return energies
+	return parsed
 }
 
 // CheckStepEnergies compares each step's SCF energies with cclib's for that
