@@ -66,6 +66,16 @@
 //     the column has no number for is decoded and takes the decoded path,
 //     so results are the decoded path's to the lexical form (tested with
 //     folding on and off).
+//   - Shared subject ids (shared.go). A variable that joins BGPs (a join
+//     of groups, the right side of OPTIONAL, MINUS or FILTER (NOT)
+//     EXISTS) and is bound to a subject wherever its value can reach a
+//     solution is bound to its id by every BGP step and numeric range
+//     scan, so the hashed semi-, anti- and left joins (exists.go) and
+//     MINUS (minus.go) key and compare ids, and COUNT(DISTINCT ?v) counts
+//     ids; nothing decodes the outer rows of "?m a mg:Molecule FILTER NOT
+//     EXISTS { ?c occ:hasUniqueSpecies ?m }". Literals are left out (a
+//     literal's id is not its term under sameTerm, which folds language
+//     tags' case).
 //   - ORDER BY parses its keys once per solution and, with a LIMIT, keeps
 //     only OFFSET+LIMIT rows in a heap (order.go); MINUS is a hashed
 //     anti-join (minus.go); MIN/MAX keep their best value parsed.
@@ -73,8 +83,9 @@
 // Still per solution: expressions over decoded terms (strings, and
 // numbers of variables bound elsewhere than by one BGP's column reads)
 // parse lexical forms, an arithmetic result is built as a literal,
-// DISTINCT and COUNT(DISTINCT) hash term strings, and one goroutine runs a
-// query.
+// DISTINCT and COUNT(DISTINCT) of other variables hash term strings, every
+// operator is a call per solution (no batches of ids), and one goroutine
+// runs a query.
 //
 // Joins are index nested loops: the right side is evaluated with the left
 // solution's bindings substituted, which is the SPARQL semantics whenever

@@ -75,6 +75,8 @@ type Options struct {
 	noHashedRight bool
 	// noCursor turns the BGP steps' column cursors off (matchCursor).
 	noCursor bool
+	// noShared turns the shared id variables off (shared.go).
+	noShared bool
 }
 
 // DefaultMaxMemory is Options.MaxMemory when it is 0: 256 MiB.
@@ -132,6 +134,9 @@ type exec struct {
 	detIdx        map[memoKey]*hashState
 	noHashedRight bool
 	noCursor      bool
+	// sharedIDs marks the shared id variables when the execution reads
+	// columns (shared.go; nil otherwise), shareable those of the query.
+	sharedIDs, shareable []bool
 	// idm is the read view's term ids, when it has them (nil otherwise):
 	// BGPs then track the id of each term they bind from the source.
 	idm idSource
@@ -235,6 +240,9 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 	}
 	ex.noHashedRight = opts.noHashedRight
 	ex.noCursor = opts.noCursor
+	if !opts.noShared {
+		ex.shareable = sharedIDVars(q, opts.Procedures)
+	}
 	switch {
 	case opts.MaxLiteral == 0:
 		ex.maxLiteral = DefaultMaxLiteral
@@ -461,6 +469,9 @@ func (ex *exec) open() (func(), error) {
 	if v.HasIDs() {
 		ex.idm = v
 		ex.cols = v.HasColumns()
+		if ex.cols && ex.defaults == nil {
+			ex.sharedIDs = ex.shareable
+		}
 		if ex.cols && ex.foldable != nil {
 			if ex.vals = v.TermValues(); ex.vals != nil {
 				ex.valueVars = ex.foldable
@@ -468,7 +479,7 @@ func (ex *exec) open() (func(), error) {
 		}
 	}
 	return func() {
-		ex.src, ex.idm, ex.vals, ex.valueVars = src, nil, nil, nil
+		ex.src, ex.idm, ex.vals, ex.valueVars, ex.sharedIDs = src, nil, nil, nil, nil
 		v.Close()
 	}, nil
 }
@@ -1054,7 +1065,7 @@ func (ex *exec) matchColumns(tp *triplePat, spo [3]quad.Value, r row, rid []uint
 	slots := [3]int{-1, -1, -1}
 	for i, t := range [3]term{tp.s, tp.p, tp.o} {
 		if spo[i] == nil {
-			skip[i] = t.isVar() && (ex.unused[t.slot] || lazy != nil && lazy[t.slot])
+			skip[i] = t.isVar() && (ex.unused[t.slot] || lazy != nil && lazy[t.slot] || ex.sharedIDs != nil && ex.sharedIDs[t.slot])
 			if skip[i] {
 				slots[i] = t.slot
 			}
@@ -1129,7 +1140,7 @@ func (ex *exec) matchCursor(tp *triplePat, cur *colCursor, bound [3]uint64, skip
 				return true, ex.sourceErr(err, nil)
 			}
 			t[open] = v
-		case slots[open] >= 0 && ex.valueVars != nil && ex.valueVars[slots[open]] != nil:
+		case ex.idBound(slots[open]):
 			t[open] = idTerm{id[open]}
 		default:
 			t[open] = unusedTerm
@@ -1139,6 +1150,13 @@ func (ex *exec) matchCursor(tp *triplePat, cur *colCursor, bound [3]uint64, skip
 		}
 	}
 	return true, nil
+}
+
+// idBound reports whether a scan binds the variable in slot (-1: none)
+// to its term's id: a value-read variable (folded.go) or a shared id
+// variable (shared.go).
+func (ex *exec) idBound(slot int) bool {
+	return slot >= 0 && (ex.valueVars != nil && ex.valueVars[slot] != nil || ex.sharedIDs != nil && ex.sharedIDs[slot])
 }
 
 // cursorSource is a read view with column cursors (*graph.View).
@@ -1158,7 +1176,7 @@ func (ex *exec) matchColumnsScan(tp *triplePat, bound [3]uint64, skip [3]bool, s
 		for i, sk := range skip {
 			if sk {
 				t[i] = unusedTerm
-				if vt := slots[i]; vt >= 0 && ex.valueVars != nil && ex.valueVars[vt] != nil {
+				if ex.idBound(slots[i]) {
 					t[i] = idTerm{id[i]}
 				}
 			}

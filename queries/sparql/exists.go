@@ -35,7 +35,8 @@ import (
 // Keys are the terms themselves (fastGroupKey forms, termKey strings for
 // several variables), confirmed with sameTerm: the engine's solutions
 // carry decoded terms, and the store's term ids are only known inside
-// one BGP. The table and P's solutions are charged to Options.MaxMemory;
+// one BGP, except for shared id variables (shared.go), bound to ids on
+// both sides and keyed by them. The table and P's solutions are charged to Options.MaxMemory;
 // one that would not fit is not built and the per-solution path goes on.
 
 // rowIndex indexes solutions by the variables they bind, for probes by
@@ -99,6 +100,15 @@ func itoa(i int) string {
 	}
 }
 
+// probeKey is fastGroupKey, and an id for a shared id variable's idTerm
+// (a table's slot holds ids in every row or in none: see table).
+func probeKey(v quad.Value) (quad.Value, bool) {
+	if _, ok := v.(idTerm); ok {
+		return v, true
+	}
+	return fastGroupKey(v)
+}
+
 // multiKey is the key of the values of a at slots.
 func multiKey(a row, slots []int) string {
 	var k strings.Builder
@@ -123,9 +133,13 @@ func (ex *exec) table(g *rowGroup, shared []int, charged *int) *rowTable {
 	cost := 0
 	// Shared variables are never value-read (valueVars: bound by several
 	// BGPs), so their bindings are decoded terms; an idTerm would be
-	// decoded first.
+	// decoded first. Shared id variables (shared.go) are ids on both
+	// sides and stay so.
 	for _, b := range g.rows {
 		for _, s := range shared {
+			if ex.sharedIDs != nil && ex.sharedIDs[s] {
+				continue
+			}
 			if v, ok := b[s].(idTerm); ok {
 				d, err := ex.decodeID(v.id)
 				if err != nil {
@@ -139,7 +153,7 @@ func (ex *exec) table(g *rowGroup, shared []int, charged *int) *rowTable {
 		s := shared[0]
 		t.one = make(map[quad.Value][]int32, len(g.rows))
 		for i, b := range g.rows {
-			if k, ok := fastGroupKey(b[s]); ok {
+			if k, ok := probeKey(b[s]); ok {
 				t.one[k] = append(t.one[k], int32(i))
 				cost += mapEntryBytes + valueBytes + 4
 				continue
@@ -183,7 +197,7 @@ func (ex *exec) probe(ix *rowIndex, a row, charged *int, fn func(b row) error) (
 		for _, s := range g.slots {
 			if a[s] != nil {
 				shared = append(shared, s)
-				if _, ok := a[s].(idTerm); ok {
+				if _, ok := a[s].(idTerm); ok && (ex.sharedIDs == nil || !ex.sharedIDs[s]) {
 					return false, nil // see table
 				}
 			}
@@ -207,7 +221,7 @@ func (ex *exec) probe(ix *rowIndex, a row, charged *int, fn func(b row) error) (
 		}
 		var cands []int32
 		if len(p.shared) == 1 && p.t.one != nil {
-			if k, ok := fastGroupKey(a[p.shared[0]]); ok {
+			if k, ok := probeKey(a[p.shared[0]]); ok {
 				cands = p.t.one[k]
 			}
 		}

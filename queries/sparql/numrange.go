@@ -286,7 +286,8 @@ func (ex *exec) matchRange(tp *triplePat, rg graph.Range, g gctx, r row, rid []u
 		// The source reports each triple of the merged graphs once, with
 		// the ids of its terms.
 		var cbErr error
-		err := ex.idm.NumericRangeTriplesIDs(ex.ctx, p, rg, false, func(q quad.Quad, id [3]uint64) error {
+		sharedS := ex.sharedIDs != nil && ex.sharedIDs[s]
+		err := ex.idm.NumericRangeTriplesIDs(ex.ctx, p, rg, sharedS, func(q quad.Quad, id [3]uint64) error {
 			if err := ex.tick(); err != nil {
 				cbErr = err
 				return err
@@ -295,6 +296,13 @@ func (ex *exec) matchRange(tp *triplePat, rg graph.Range, g gctx, r row, rid []u
 				return nil
 			}
 			r[s], r[o], rid[s], rid[o] = q.Subject, q.Object, id[0], id[2]
+			// Shared id variables are bound to ids (shared.go).
+			if sharedS {
+				r[s] = idTerm{id[0]}
+			}
+			if ex.sharedIDs != nil && ex.sharedIDs[o] {
+				r[o] = idTerm{id[2]}
+			}
 			cbErr = next()
 			r[s], r[o], rid[s], rid[o] = nil, nil, 0, 0
 			return cbErr

@@ -521,6 +521,8 @@ type aggState struct {
 	lang     string
 	langMix  bool
 	distinct map[string]bool
+	// distinctIDs: the ids COUNT(DISTINCT ?v) saw (countDistinctID).
+	distinctIDs map[uint64]struct{}
 }
 
 type groupState struct {
@@ -662,6 +664,24 @@ func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next e
 	return nil
 }
 
+// countDistinctID counts id once in st (COUNT(DISTINCT ?v) of a shared id
+// variable).
+func (ex *exec) countDistinctID(st *aggState, id uint64) error {
+	if st.distinctIDs == nil {
+		st.distinctIDs = map[uint64]struct{}{}
+	}
+	if _, ok := st.distinctIDs[id]; ok {
+		return nil
+	}
+	st.charged += mapEntryBytes + 8
+	if err := ex.alloc(mapEntryBytes + 8); err != nil {
+		return err
+	}
+	st.distinctIDs[id] = struct{}{}
+	st.count++
+	return nil
+}
+
 func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 	if st.err {
 		return nil
@@ -682,6 +702,13 @@ func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 					return ex.accumulateNum(a, st, t, n)
 				}
 			}
+		}
+	}
+	if x, isVar := a.arg.(*eVar); isVar && a.name == "COUNT" && a.distinct && ex.sharedIDs != nil && ex.sharedIDs[x.slot] {
+		// A shared id variable's ids are as distinct as its terms
+		// (shared.go): they are counted without decoding.
+		if t, ok := r[x.slot].(idTerm); ok {
+			return ex.countDistinctID(st, t.id)
 		}
 	}
 	if a.arg != nil {
