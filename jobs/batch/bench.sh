@@ -6,31 +6,83 @@
 # /proc/<pid>/stat: less sensitive to other load than the wall time); then the same file through a single-process Python
 # RDKit loop with no storage (chem/testdata/bench_python.py).
 #
-# Environment: N (records), WORK (directory kept for inspection; default a
-# fresh temporary one), PORT (default 18181).
+# Durability side by side (issue 15): with SYNC=both (the default) each
+# round runs the batch on a fresh server with --sync-writes=true and on
+# another with --sync-writes=false, alternating which goes first, and the
+# summary prints the ratio on/off of the wall times and of the server CPU
+# (summed over the rounds). SYNC=true or SYNC=false runs only that one.
+#
+# Environment: N (records), ROUNDS (default 1), SYNC (both, true, false),
+# PYTHON (1: run the Python loop, default; 0: skip it), WORK (directory kept
+# for inspection; default a fresh temporary one), PORT (default 18181).
 set -eu
 N=${N:-100000}
+ROUNDS=${ROUNDS:-1}
+SYNC=${SYNC:-both}
+PYTHON=${PYTHON:-1}
 PORT=${PORT:-18181}
 WORK=${WORK:-$(mktemp -d /tmp/molgraph-bench.XXXXXX)}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KEY=bench-key-0123456789abcdefghijklmnopqrstuvwxyz0123456789
+case $SYNC in both | true | false) ;; *)
+	echo "SYNC must be both, true or false" >&2
+	exit 2
+	;;
+esac
 cd "$ROOT"
 go build -o "$WORK/molgraph" ./cmd/molgraph
 SDF="$WORK/bench-$N.sdf.gz"
 [ -f "$SDF" ] || go run ./jobs/batch/benchgen -n "$N" -o "$SDF"
-rm -rf "$WORK/data"
-MOLGRAPH_API_KEY=$KEY "$WORK/molgraph" serve --addr "127.0.0.1:$PORT" --data-dir "$WORK/data" \
-	--max-body 4GiB --read-timeout 30m --log-format text 2>"$WORK/server.log" >/dev/null &
-PID=$!
-trap 'kill $PID 2>/dev/null || true' EXIT
-until curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null; do sleep 0.2; done
 echo "input: $(ls -l "$SDF" | awk '{print $5}') bytes gzip, $N records; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
-CPU0=$(awk '{print $14+$15}' /proc/$PID/stat)
-"$WORK/molgraph" import --server "http://127.0.0.1:$PORT/" --key "$KEY" --poll 1s "$SDF"
-CPU1=$(awk '{print $14+$15}' /proc/$PID/stat)
-echo "server: peak RSS $(awk '/VmHWM/ {print $2, $3}' /proc/$PID/status), CPU $(awk -v t="$(getconf CLK_TCK)" -v c="$((CPU1 - CPU0))" -v n="$N" 'BEGIN {printf "%.1f s (%.0f us per record)", c / t, 1e6 * c / t / n}'); load $(cut -d' ' -f1-3 /proc/loadavg)"
-kill $PID
-wait $PID 2>/dev/null || true
-trap - EXIT
-/usr/bin/python3 chem/testdata/bench_python.py "$SDF"
+
+# one SYNC: a fresh server with --sync-writes=$1, the batch, and a line
+# "sync=$1 wall=<s> cpu=<s>" appended to $WORK/results.
+one() {
+	rm -rf "$WORK/data"
+	MOLGRAPH_API_KEY=$KEY "$WORK/molgraph" serve --addr "127.0.0.1:$PORT" --data-dir "$WORK/data" \
+		--sync-writes="$1" --max-body 4GiB --read-timeout 30m --log-format text 2>"$WORK/server-sync-$1.log" >/dev/null &
+	PID=$!
+	trap 'kill $PID 2>/dev/null || true' EXIT
+	until curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null; do sleep 0.2; done
+	CPU0=$(awk '{print $14+$15}' /proc/$PID/stat)
+	T0=$(date +%s.%N)
+	printf 'sync-writes=%s: ' "$1"
+	"$WORK/molgraph" import --server "http://127.0.0.1:$PORT/" --key "$KEY" --poll 100ms --quiet "$SDF" 2>/dev/null
+	T1=$(date +%s.%N)
+	CPU1=$(awk '{print $14+$15}' /proc/$PID/stat)
+	TCK=$(getconf CLK_TCK)
+	echo "  server: peak RSS $(awk '/VmHWM/ {print $2, $3}' /proc/$PID/status), CPU $(awk -v t="$TCK" -v c="$((CPU1 - CPU0))" -v n="$N" 'BEGIN {printf "%.1f s (%.0f us per record)", c / t, 1e6 * c / t / n}'); load $(cut -d' ' -f1-3 /proc/loadavg)"
+	awk -v s="$1" -v a="$T0" -v b="$T1" -v t="$TCK" -v c="$((CPU1 - CPU0))" 'BEGIN {printf "sync=%s wall=%.3f cpu=%.2f\n", s, b - a, c / t}' >>"$WORK/results"
+	kill $PID
+	wait $PID 2>/dev/null || true
+	trap - EXIT
+}
+
+: >"$WORK/results"
+r=0
+while [ "$r" -lt "$ROUNDS" ]; do
+	case $SYNC in
+	both)
+		# Alternate the order, so that neither side always runs on a
+		# warmer (or more loaded) machine.
+		if [ $((r % 2)) -eq 0 ]; then
+			one true
+			one false
+		else
+			one false
+			one true
+		fi
+		;;
+	*) one "$SYNC" ;;
+	esac
+	r=$((r + 1))
+done
+if [ "$SYNC" = both ]; then
+	awk '{split($1, s, "="); split($2, w, "="); split($3, c, "="); W[s[2]] += w[2]; C[s[2]] += c[2]}
+		END {printf "durability: sync-writes on/off over %d round(s): wall %.1f s / %.1f s = %.3f, server CPU %.1f s / %.1f s = %.3f (goal: wall within 1.10)\n",
+			NR / 2, W["true"], W["false"], W["true"] / W["false"], C["true"], C["false"], C["true"] / C["false"]}' "$WORK/results"
+fi
+if [ "$PYTHON" = 1 ]; then
+	/usr/bin/python3 chem/testdata/bench_python.py "$SDF"
+fi
 echo "work directory: $WORK"
