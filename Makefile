@@ -131,11 +131,13 @@ bench-receptor-routes: deps
 # Retry-After counted apart and retried. Prints counts, errors, lost writes
 # (every acknowledged write read back), p50/p95/p99 per kind, the batch
 # queue depth and the load average; fails on errors or lost writes.
+# SERVER_ENV: KEY=VALUE,... for the server only (MOLGRAPH_CHEM_NICE=19).
 DURATION ?= 60s
 CLIENTS  ?= 64
+SERVER_ENV ?=
 bench-load: build
 	$(GO) build -o bin/molgraph-load ./cmd/molgraph-load
-	./bin/molgraph-load -binary $(BIN) -duration $(DURATION) -clients $(CLIENTS)
+	./bin/molgraph-load -binary $(BIN) -duration $(DURATION) -clients $(CLIENTS) -server-env '$(SERVER_ENV)'
 
 # SPARQL side by side with Virtuoso 7 (issue 16; cmd/molgraph-benchsparql):
 # N drug-like molecules (bench/druglike.py, default 100,000) registered

@@ -14,13 +14,14 @@
 // that does not finish with every record processed, is a lost write.
 //
 // It prints, per kind of request, the counts, errors and p50/p95/p99/max
-// latency of the answered requests, the batch queue depth seen in /metrics
-// during the run, and the load average; it exits 1 when there were errors
-// or lost writes.
+// latency of the answered requests, the same percentiles as the server's
+// access log measured them (the handler's time; when it started the
+// server), the batch queue depth seen in /metrics during the run, and the
+// load average; it exits 1 when there were errors or lost writes.
 //
 // Usage:
 //
-//	molgraph-load [-binary bin/molgraph] [-duration 60s] [-clients 64] [-mix get=30,...]
+//	molgraph-load [-binary bin/molgraph] [-duration 60s] [-clients 64] [-mix get=30,...] [-server-env K=V,...]
 //	molgraph-load -server http://host:8080/ -key ADMIN_KEY ...
 package main
 
@@ -71,6 +72,7 @@ type config struct {
 	batchMin, batchMax  int
 	seed                uint64
 	readP99, writeP99   time.Duration
+	serverEnv           []string
 }
 
 func main() {
@@ -107,8 +109,18 @@ func parseFlags(args []string) (config, error) {
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed of the workload")
 	fs.DurationVar(&c.readP99, "read-p99", 100*time.Millisecond, "target p99 of reads (reported, not enforced)")
 	fs.DurationVar(&c.writeP99, "write-p99", time.Second, "target p99 of writes and batch submissions (reported, not enforced)")
+	serverEnv := fs.String("server-env", "", "comma-separated KEY=VALUE settings of the started server's environment (MOLGRAPH_CHEM_NICE=19,GOGC=200): set after this process started, so they do not change the generator")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	for _, kv := range strings.Split(*serverEnv, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return c, fmt.Errorf("-server-env: %q is not KEY=VALUE", kv)
+		}
+		c.serverEnv = append(c.serverEnv, kv)
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -146,14 +158,23 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 		return false, err
 	}
 	base, adminKey := cfg.server, cfg.key
+	var logPath string
 	if base == "" {
+		// The child inherits the environment; the Go runtime of this
+		// process read its own (GOMAXPROCS, GOGC) at start.
+		for _, kv := range cfg.serverEnv {
+			k, v, _ := strings.Cut(kv, "=")
+			if err := os.Setenv(k, v); err != nil {
+				return false, err
+			}
+		}
 		srv, err := startServer(ctx, cfg.binary)
 		if err != nil {
 			return false, err
 		}
 		defer srv.stop(out)
-		base, adminKey = srv.Base, srv.Key
-		fmt.Fprintf(out, "molgraph-load: started %s serve on %s (data dir %s, log %s)\n", cfg.binary, base, srv.dir, srv.LogPath)
+		base, adminKey, logPath = srv.Base, srv.Key, srv.LogPath
+		fmt.Fprintf(out, "molgraph-load: started %s serve on %s (data dir %s, log %s; environment %s)\n", cfg.binary, base, srv.dir, srv.LogPath, strings.Join(cfg.serverEnv, ","))
 	}
 	base = strings.TrimSuffix(base, "/")
 	httpc := &http.Client{
@@ -216,6 +237,11 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 			ms(p50), ms(p95), ms(p99), ms(pmax))
 	}
 	tw.Flush()
+	if logPath != "" {
+		if err := serverSide(out, logPath, start, start.Add(elapsed)); err != nil {
+			fmt.Fprintf(out, "server side: %v\n", err)
+		}
+	}
 	fmt.Fprintf(out, "\n%d answered requests in %s (%.0f/s); %d errors; load average at the end %s\n",
 		requests, elapsed.Round(time.Millisecond), float64(requests)/elapsed.Seconds(), errorsN, loadEnd)
 	for _, k := range kinds {
@@ -246,6 +272,62 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 		ms(readP99), ms(cfg.readP99), check(readP99 <= cfg.readP99),
 		ms(writeP99), ms(cfg.writeP99), check(writeP99 <= cfg.writeP99))
 	return errorsN == 0 && lost == 0 && drainErr == nil, nil
+}
+
+// routeKinds maps the access log's "METHOD route" to the kind of request.
+var routeKinds = map[string]string{
+	"GET /v1/molecules/{id}":   "get",
+	"GET /v1/molecules":        "list",
+	"POST /v1/sparql":          "sparql",
+	"POST /v1/graphql":         "graphql",
+	"POST /v1/molecules":       "write",
+	"POST /v1/molecules/batch": "batch",
+}
+
+// serverSide prints the latency of the answered requests as the server's
+// access log measured it (from the request's headers read to its answer
+// written), per kind, for the requests that ended between from and to. The
+// difference to the client's figures is time outside the handlers: the
+// connection waiting to be read, goroutines waiting for a CPU (the server's
+// or the generator's), the loopback.
+func serverSide(out io.Writer, logPath string, from, to time.Time) error {
+	f, err := os.Open(logPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	lat := map[string][]time.Duration{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var e struct {
+			Time       time.Time `json:"time"`
+			Msg        string    `json:"msg"`
+			Method     string    `json:"method"`
+			Route      string    `json:"route"`
+			Status     int       `json:"status"`
+			DurationMS float64   `json:"duration_ms"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Msg != "request" || e.Time.Before(from) || e.Time.After(to) {
+			continue
+		}
+		k, ok := routeKinds[e.Method+" "+e.Route]
+		if !ok || (e.Status >= 300 && e.Status != http.StatusUnprocessableEntity) {
+			continue
+		}
+		lat[k] = append(lat[k], time.Duration(e.DurationMS*float64(time.Millisecond)))
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\nserver side (access log: handler time of the same answers, headers read to answer written):")
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kind\tanswers\tp50\tp95\tp99\tmax\t")
+	for _, k := range kinds {
+		p50, p95, p99, pmax := percentiles(lat[k])
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", k, len(lat[k]), ms(p50), ms(p95), ms(p99), ms(pmax))
+	}
+	return tw.Flush()
 }
 
 // loadRun is the shared state of the clients.
