@@ -212,7 +212,7 @@ func (p *Pool) call(ctx context.Context, fn func()) error {
 	default:
 	}
 	select {
-	case p.jobs <- j:
+	case p.queue(ctx) <- j:
 	case <-ctx.Done():
 		return fmt.Errorf("chem: %w", ctx.Err())
 	case <-p.quit:

@@ -17,7 +17,12 @@ import (
 // standardizers and SMARTS patterns, which are not safe to share. A Pool is
 // safe for concurrent use.
 type Pool struct {
-	jobs chan job
+	// jobs carries the chemistry of requests, background that of batch
+	// jobs (Background): a free worker takes a request's job first, so a
+	// POST waits for at most the molecules in the workers' hands, never
+	// behind the queue of a batch upload.
+	jobs       chan job
+	background chan job
 	// 3D embedding: its own slots (see embed.go).
 	embedOpts  EmbedOptions
 	embedder   embedder
@@ -89,7 +94,7 @@ func New(o Options) (*Pool, error) {
 		n = runtime.GOMAXPROCS(0)
 	}
 	initRDKit()
-	p := &Pool{jobs: make(chan job), quit: make(chan struct{}), workers: n, embedOpts: o.Embed.withDefaults(), max2D: o.Max2DHeavyAtoms}
+	p := &Pool{jobs: make(chan job), background: make(chan job), quit: make(chan struct{}), workers: n, embedOpts: o.Embed.withDefaults(), max2D: o.Max2DHeavyAtoms}
 	if p.max2D <= 0 {
 		p.max2D = DefaultMax2DHeavyAtoms
 	}
@@ -148,17 +153,44 @@ func (p *Pool) run(ready chan<- error, warm bool, nice int) {
 	}
 	ready <- nil
 	for {
+		var j job
+		// A request's job first (Go's select picks at random among
+		// ready cases, so the preference needs its own select).
 		select {
-		case j := <-p.jobs:
-			if j.call != nil {
-				j.call()
-				continue
+		case j = <-p.jobs:
+		default:
+			select {
+			case j = <-p.jobs:
+			case j = <-p.background:
+			case <-p.quit:
+				return
 			}
-			j.reply <- w.process(j.format, j.text, j.lig, j.flags)
-		case <-p.quit:
-			return
 		}
+		if j.call != nil {
+			j.call()
+			continue
+		}
+		j.reply <- w.process(j.format, j.text, j.lig, j.flags)
 	}
+}
+
+// backgroundKey marks a context of background chemistry.
+type backgroundKey struct{}
+
+// Background returns a context whose chemistry (Process and the calls it
+// makes) waits until no request's chemistry does: for batch jobs, whose
+// thousands of molecules would otherwise queue in front of an interactive
+// POST /v1/molecules.
+func Background(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundKey{}, true)
+}
+
+// queue is the channel of ctx's priority.
+func (p *Pool) queue(ctx context.Context) chan job {
+	if bg, _ := ctx.Value(backgroundKey{}).(bool); bg {
+		return p.background
+	}
+	return p.jobs
 }
 
 // Close stops the workers and frees their C++ state. Calls of Process in
@@ -235,7 +267,7 @@ func (p *Pool) process(ctx context.Context, in Input) (*Result, error) {
 	default:
 	}
 	select {
-	case p.jobs <- j:
+	case p.queue(ctx) <- j:
 	case <-ctx.Done():
 		return nil, fmt.Errorf("chem: process: %w", ctx.Err())
 	case <-p.quit:

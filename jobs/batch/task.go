@@ -225,7 +225,8 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 
 	// The producer reads and runs the chemistry of the next chunk while
 	// this goroutine commits the previous one.
-	pctx, stop := context.WithCancel(ctx)
+	// Its chemistry is background work: a request's molecule goes first.
+	pctx, stop := context.WithCancel(chem.Background(ctx))
 	defer stop()
 	chunks := make(chan []result, 1)
 	var readErr error
