@@ -151,7 +151,18 @@ func (g *Registry) IRI(id string) quad.IRI {
 
 // Get reads the molecule id from the graph (graph.ErrNotFound if absent).
 func (g *Registry) Get(ctx context.Context, id string) (ontology.MoleculeRecord, error) {
-	qs, err := g.store.Graph(ctx, g.IRI(id))
+	// The quads in the store's order, not Graph's N-Triples order:
+	// MoleculeFromQuads does not depend on the order, and sorting by the
+	// N-Triples form of every term cost more than the read itself (list
+	// pages read up to 100 molecules).
+	var qs []quad.Quad
+	err := g.store.Match(ctx, graph.Pattern{Label: g.IRI(id)}, func(q quad.Quad) error {
+		qs = append(qs, q)
+		return nil
+	})
+	if err == nil && len(qs) == 0 {
+		err = graph.ErrNotFound
+	}
 	if err != nil {
 		return ontology.MoleculeRecord{}, fmt.Errorf("molecule %s: %w", id, err)
 	}
@@ -179,23 +190,32 @@ func (g *Registry) Register(ctx context.Context, in Input) (ontology.MoleculeRec
 		return ontology.MoleculeRecord{}, false, err
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	created, err := g.commitOne(ctx, p)
+	g.mu.Unlock()
 	if err != nil {
 		return ontology.MoleculeRecord{}, false, err
+	}
+	// The wait for durability outside g.mu: with it inside, every POST
+	// waited for the fsyncs of all the POSTs queued before it (one round
+	// each); outside, the commits made meanwhile share a round. It also
+	// covers a molecule found existing whose commit (another request's)
+	// is visible but not yet durable.
+	if err := g.store.Sync(); err != nil {
+		return ontology.MoleculeRecord{}, false, fmt.Errorf("register %s: %w", p.Rec.ID, err)
 	}
 	rec, err := g.Get(ctx, p.Rec.ID)
 	return rec, created, err
 }
 
-// commitOne writes p unless it exists (adding a conformer if p has one and
-// the stored molecule has not); g.mu must be held.
+// commitOne commits p (visible, not yet durable: see Register) unless it
+// exists (adding a conformer if p has one and the stored molecule has
+// not); g.mu must be held.
 func (g *Registry) commitOne(ctx context.Context, p *Prepared) (bool, error) {
 	ng, created, err := g.plan(ctx, p, nil)
 	if err != nil || ng == nil {
 		return created, err
 	}
-	if err := g.store.PutGraphs(ctx, []graph.NamedGraph{*ng}, nil); err != nil {
+	if err := g.store.CommitGraphs(ctx, []graph.NamedGraph{*ng}, nil); err != nil {
 		return false, fmt.Errorf("register %s: %w", p.Rec.ID, err)
 	}
 	return created, nil
