@@ -15,6 +15,7 @@ import (
 
 	"github.com/cayleygraph/quad"
 
+	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/queue"
