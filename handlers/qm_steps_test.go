@@ -106,44 +106,56 @@ func TestParseLogMultiStep(t *testing.T) {
 }
 
 // TestParseLogORCAMultiJob: ORCA 4.1's three jobs joined with $new_job
-// (cclib issue 736's log) pass the ontology gate as three linked
-// calculations: per step its job types, basis and final SCF energy, the
-// latter equal to the "FINAL SINGLE POINT ENERGY" ORCA printed for that
-// job (a separate line from the SCF block we read).
+// (cclib issue 736's log) and ORCA 6's two-job compound script pass the
+// ontology gate as linked calculations: per step its job types, basis and
+// final SCF energy, the latter equal to the "FINAL SINGLE POINT ENERGY"
+// ORCA printed for that job (a separate line from the SCF block we read).
 func TestParseLogORCAMultiJob(t *testing.T) {
-	f, _ := newQMGateFixture(t, 0)
-	data, err := os.ReadFile(filepath.Join("..", "parsers", "orca", "testdata", "multijob", "orca_from_issue_736.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := f.parse(t, "736.out", data, "validate_ontology", "true")
-	if rec.Code != http.StatusCreated {
-		t.Fatalf("status %d: %s", rec.Code, rec.Body)
-	}
-	var g calculationGroupView
-	if err := json.Unmarshal(rec.Body.Bytes(), &g); err != nil {
-		t.Fatal(err)
-	}
-	if len(g.Steps) != 3 || g.Program != "ORCA" || g.NAtoms != 11 || !g.NormalTermination || g.Validation == nil || !g.Validation.Conforms {
-		t.Fatalf("group %+v", g)
-	}
-	want := []struct {
+	type step struct {
 		basis string
 		jobs  string
 		final float64 // FINAL SINGLE POINT ENERGY of the job's last geometry
-	}{
-		{"def2-SVP", "optimization", -264.598658642006},
-		{"def2-TZVP", "optimization", -264.904690890468},
-		{"def2-TZVP", "optimization,frequency", -264.904740226750},
 	}
-	for i, s := range g.Steps {
-		w := want[i]
-		if s.Index != i+1 || s.BasisSet != w.basis || strings.Join(s.JobTypes, ",") != w.jobs || s.SCF == nil || math.Abs(*s.SCF-w.final) > 1e-8 {
-			t.Errorf("step %d: %+v (SCF %v), want %s %s %.9f", i+1, s, deref(s.SCF), w.basis, w.jobs, w.final)
+	for _, tc := range []struct {
+		file   string
+		natoms int
+		steps  []step
+	}{
+		{"orca_from_issue_736.out", 11, []step{
+			{"def2-SVP", "optimization", -264.598658642006},
+			{"def2-TZVP", "optimization", -264.904690890468},
+			{"def2-TZVP", "optimization,frequency", -264.904740226750},
+		}},
+		{"1618.out", 4, []step{
+			{"pc-1", "optimization", -237.199466497155},
+			{"pc-1", "energy", -237.199466497591},
+		}},
+	} {
+		f, _ := newQMGateFixture(t, 0)
+		data, err := os.ReadFile(filepath.Join("..", "parsers", "orca", "testdata", "multijob", tc.file))
+		if err != nil {
+			t.Fatal(err)
 		}
-		v := decodeCalc(t, f.do(t, http.MethodGet, "/v1/qm/calculations/"+s.ID, "read", nil))
-		if v.Step == nil || v.Step.Group != g.ID || i > 0 && v.Step.Previous != g.Steps[i-1].ID {
-			t.Errorf("step %d: %+v", i+1, v.Step)
+		rec := f.parse(t, tc.file, data, "validate_ontology", "true")
+		if rec.Code != http.StatusCreated {
+			t.Fatalf("%s: status %d: %s", tc.file, rec.Code, rec.Body)
+		}
+		var g calculationGroupView
+		if err := json.Unmarshal(rec.Body.Bytes(), &g); err != nil {
+			t.Fatal(err)
+		}
+		if len(g.Steps) != len(tc.steps) || g.Program != "ORCA" || g.NAtoms != tc.natoms || !g.NormalTermination || g.Validation == nil || !g.Validation.Conforms {
+			t.Fatalf("%s: group %+v", tc.file, g)
+		}
+		for i, s := range g.Steps {
+			w := tc.steps[i]
+			if s.Index != i+1 || s.BasisSet != w.basis || strings.Join(s.JobTypes, ",") != w.jobs || s.SCF == nil || math.Abs(*s.SCF-w.final) > 1e-8 {
+				t.Errorf("%s step %d: %+v (SCF %v), want %s %s %.9f", tc.file, i+1, s, deref(s.SCF), w.basis, w.jobs, w.final)
+			}
+			v := decodeCalc(t, f.do(t, http.MethodGet, "/v1/qm/calculations/"+s.ID, "read", nil))
+			if v.Step == nil || v.Step.Group != g.ID || i > 0 && v.Step.Previous != g.Steps[i-1].ID {
+				t.Errorf("%s step %d: %+v", tc.file, i+1, v.Step)
+			}
 		}
 	}
 }
