@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/cayleygraph/quad"
 
+	"github.com/molgraph/molgraph/graph/quadstore"
 	"github.com/molgraph/molgraph/graph/rdfio"
 )
 
@@ -16,12 +19,21 @@ import (
 // the store's ids: the graph index is read front to back (graphs in id
 // order, each graph's quads in (subject, predicate, object) id order, so a
 // subject's quads are adjacent), and every term is formatted once per
-// batch of graphs, not once per quad position. Two goroutines: one reads
-// Badger (the graph index, then the node records of the batch's new ids in
-// id order through one iterator) and formats the new terms; the other
-// assembles the lines from the formatted terms and writes them. Memory is
-// bounded by a few batches of exportBatchQuads quads and the term cache
-// (exportCacheBytes).
+// batch of graphs, not once per quad position. A pipeline:
+//
+//   - the scanner reads the graph index into batches of whole graphs and
+//     numbers each batch's distinct terms, taking those it has cached;
+//   - resolvers (one per core, up to dumpResolvers) each take a batch, read
+//     the node records of its other terms in id order through their own
+//     iterator (quadstore.TermReader: the ids of a batch come in dense
+//     runs, since a commit numbers its new terms in order of use) and
+//     format them; the terms used by more than one graph of the batch
+//     (predicates, classes, common values) go back to the scanner's cache;
+//   - the writer takes the batches in order, assembles their lines from
+//     the formatted terms and writes them.
+//
+// Memory is bounded by the batches in flight (each some exportBatchQuads
+// quads) and the term cache (exportCacheBytes).
 
 // ErrNoDump is returned by View.WriteNQuads when the view's backend has no
 // term ids (the memory backend): export through Match instead.
@@ -33,11 +45,12 @@ const (
 	// records.
 	exportBatchQuads = 32 << 10
 	// exportCacheBytes bounds the formatted terms kept across batches
-	// (the terms shared by graphs: predicates, classes, common values);
-	// past it the cache starts afresh.
+	// (the terms shared by graphs); past it the cache starts afresh.
 	exportCacheBytes = 64 << 20
 	// exportFlushBytes is the size of the writes to w.
 	exportFlushBytes = 256 << 10
+	// dumpResolvers bounds the resolvers of a dump.
+	dumpResolvers = 4
 )
 
 // Term kinds, for the position checks of a quad.
@@ -54,11 +67,21 @@ type ntTerm struct {
 }
 
 // exportBatch is a run of whole graphs: their quads as indexes into terms
-// (subject, predicate, object, graph).
+// (subject, predicate, object, graph), and what the resolver needs.
 type exportBatch struct {
-	terms  []ntTerm
-	quads  [][4]int32
-	graphs int
+	seq     int
+	terms   []ntTerm
+	quads   [][4]int32
+	graphs  int
+	termIDs []uint64 // per term
+	missing []int32  // terms to read (not cached)
+	learn   []int32  // terms to cache once read (shared, not cached)
+}
+
+// learned is a term a resolver read for the scanner's cache.
+type learned struct {
+	id uint64
+	t  ntTerm
 }
 
 // DumpStats counts what WriteNQuads wrote.
@@ -85,7 +108,16 @@ func (v *View) CountGraphs(ctx context.Context) (int, error) {
 // graph's quads grouped by subject. progress, if not nil, is called after
 // each batch of graphs. It returns ErrNoDump on a backend without term ids.
 func (v *View) WriteNQuads(ctx context.Context, w io.Writer, triples bool, progress func(DumpStats)) (DumpStats, error) {
-	return v.writeNQuads(ctx, w, triples, dumpLimits{batchQuads: exportBatchQuads, cacheBytes: exportCacheBytes}, progress)
+	lim := dumpLimits{batchQuads: exportBatchQuads, cacheBytes: exportCacheBytes,
+		resolvers: min(runtime.GOMAXPROCS(0), dumpResolvers)}
+	return v.writeNQuads(ctx, w, triples, lim, progress)
+}
+
+// dumpLimits size a dump.
+type dumpLimits struct {
+	batchQuads int // quads of a batch (cut between graphs)
+	cacheBytes int // bound of the term cache
+	resolvers  int // resolver goroutines
 }
 
 func (v *View) writeNQuads(ctx context.Context, w io.Writer, triples bool, lim dumpLimits, progress func(DumpStats)) (DumpStats, error) {
@@ -96,35 +128,66 @@ func (v *View) writeNQuads(ctx context.Context, w io.Writer, triples bool, lim d
 	if v.s.closed.Load() {
 		return st, ErrClosed
 	}
+	lim.resolvers = max(lim.resolvers, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := make(chan *exportBatch, 2)
-	free := make(chan *exportBatch, 3)
-	readErr := make(chan error, 1)
-	go func() {
-		defer close(batches)
-		readErr <- v.readBatches(ctx, lim, batches, free)
-	}()
-	werr := writeBatches(ctx, w, triples, batches, free, &st, progress)
-	if werr != nil {
+	var (
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { firstErr = err })
 		cancel()
 	}
-	for range batches { // let the reader finish
+	readers := make([]*quadstore.TermReader, lim.resolvers)
+	for i := range readers {
+		r, err := v.nv.NewTermReader()
+		if err != nil {
+			for _, r := range readers[:i] {
+				r.Close()
+			}
+			return st, err
+		}
+		readers[i] = r
 	}
-	rerr := <-readErr
-	if werr != nil {
-		return st, werr
+	toResolve := make(chan *exportBatch, lim.resolvers)
+	resolved := make(chan *exportBatch, lim.resolvers+1)
+	learn := make(chan []learned, 4*lim.resolvers)
+	free := make(chan *exportBatch, 2*lim.resolvers+2)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(toResolve)
+		if err := v.scanBatches(ctx, lim, toResolve, learn, free); err != nil {
+			fail(fmt.Errorf("dump: %w", err))
+		}
+	}()
+	var rwg sync.WaitGroup
+	for _, r := range readers {
+		rwg.Add(1)
+		go func() {
+			defer rwg.Done()
+			defer r.Close()
+			if err := resolveBatches(ctx, r, toResolve, resolved, learn); err != nil {
+				fail(fmt.Errorf("dump: %w", err))
+			}
+		}()
 	}
-	if rerr != nil {
-		return st, fmt.Errorf("dump: %w", rerr)
+	go func() {
+		rwg.Wait()
+		close(resolved)
+	}()
+	if err := writeBatches(ctx, w, triples, resolved, free, &st, progress); err != nil {
+		fail(err)
 	}
-	return st, nil
-}
-
-// dumpLimits size a dump's batches and term cache.
-type dumpLimits struct {
-	batchQuads int // quads of a batch (cut between graphs)
-	cacheBytes int // bound of the term cache
+	for range resolved { // let the resolvers finish
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return st, firstErr
+	}
+	return st, ctx.Err()
 }
 
 // frontSize is the number of slots of a batch's direct-mapped id cache,
@@ -132,17 +195,17 @@ type dumpLimits struct {
 // shared values, a subject's next quad) are found without hashing.
 const frontSize = 4096
 
-// readBatches reads the graph index into batches, formats their new terms
-// and sends them on out; it takes batches to reuse from free.
+// scanBatches reads the graph index into batches and sends them on out,
+// numbered; it takes batches to reuse from free and the terms to cache
+// from learn.
 //
 // A batch numbers its distinct terms (a direct-mapped slot per id in front
-// of a map). The terms found in the cache are copied in; the others are
-// read after the batch's last graph, in id order (View.Terms), and
-// formatted. Terms used by more than one graph of a batch are then kept in
-// the cache, for the next batches: they are the shared ones (predicates,
-// classes, common values); a graph's own terms (its IRIs, SMILES, InChI)
-// are not, so the cache stays small.
-func (v *View) readBatches(ctx context.Context, lim dumpLimits, out chan<- *exportBatch, free <-chan *exportBatch) error {
+// of a map) and copies in those the cache holds. The terms used by more
+// than one graph of a batch are the shared ones (predicates, classes,
+// common values): the resolver sends them back for the cache. A graph's
+// own terms (its IRIs, SMILES, InChI) are not cached, so the cache stays
+// small.
+func (v *View) scanBatches(ctx context.Context, lim dumpLimits, out chan<- *exportBatch, learn <-chan []learned, free <-chan *exportBatch) error {
 	var (
 		cache      = make(map[uint64]ntTerm)
 		cacheBytes int
@@ -151,15 +214,29 @@ func (v *View) readBatches(ctx context.Context, lim dumpLimits, out chan<- *expo
 			idx int32
 		}
 		local     = make(map[uint64]int32) // id -> index in b.terms
-		termIDs   []uint64                 // per index in b.terms
 		lastGraph []int32                  // per index: the last graph (of the batch) using it
 		shared    []bool                   // per index: used by two graphs of the batch
 		cached    []bool                   // per index: found in the cache
-		missing   []int32                  // indexes of terms to read
 		graph     int32                    // ordinal of the current graph in the batch
-		arena     []byte
+		seq       int
 		b         = &exportBatch{}
 	)
+	// take adds the terms the resolvers learned to the cache.
+	take := func() {
+		for {
+			select {
+			case ls := <-learn:
+				for _, l := range ls {
+					if _, ok := cache[l.id]; !ok {
+						cache[l.id] = l.t
+						cacheBytes += len(l.t.b) + 48
+					}
+				}
+			default:
+				return
+			}
+		}
+	}
 	// term returns the index of id in the batch's terms.
 	term := func(id uint64) int32 {
 		slot := &front[id%frontSize]
@@ -175,10 +252,10 @@ func (v *View) readBatches(ctx context.Context, lim dumpLimits, out chan<- *expo
 			slot.id, slot.idx = id, i
 			t, ok := cache[id]
 			if !ok {
-				missing = append(missing, i)
+				b.missing = append(b.missing, i)
 			}
 			b.terms = append(b.terms, t)
-			termIDs = append(termIDs, id)
+			b.termIDs = append(b.termIDs, id)
 			lastGraph = append(lastGraph, graph)
 			shared = append(shared, false)
 			cached = append(cached, ok)
@@ -190,49 +267,12 @@ func (v *View) readBatches(ctx context.Context, lim dumpLimits, out chan<- *expo
 		return i
 	}
 	flush := func() error {
-		if len(missing) > 0 {
-			// In id order, so that the node records are read front to back.
-			slices.SortFunc(missing, func(x, y int32) int {
-				switch a, b := termIDs[x], termIDs[y]; {
-				case a < b:
-					return -1
-				case a > b:
-					return 1
-				}
-				return 0
-			})
-			ids := make([]uint64, len(missing))
-			for k, i := range missing {
-				ids[k] = termIDs[i]
-			}
-			err := v.nv.Terms(ctx, ids, func(k int, t quad.Value) error {
-				start := len(arena)
-				if cap(arena)-start < 4<<10 {
-					arena = make([]byte, 0, 1<<20)
-					start = 0
-				}
-				var err error
-				arena, err = rdfio.AppendTerm(arena, t)
-				if err != nil {
-					return fmt.Errorf("term %d: %w", ids[k], err)
-				}
-				b.terms[missing[k]] = ntTerm{b: arena[start:len(arena):len(arena)], kind: kindOf(t)}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		if cacheBytes > lim.cacheBytes {
-			clear(cache)
-			cacheBytes = 0
-		}
 		for i, sh := range shared {
 			if sh && !cached[i] {
-				cache[termIDs[i]] = b.terms[i]
-				cacheBytes += len(b.terms[i].b) + 48
+				b.learn = append(b.learn, int32(i))
 			}
 		}
+		b.seq, seq = seq, seq+1
 		select {
 		case out <- b:
 		case <-ctx.Done():
@@ -241,6 +281,7 @@ func (v *View) readBatches(ctx context.Context, lim dumpLimits, out chan<- *expo
 		select {
 		case b = <-free:
 			b.terms, b.quads, b.graphs = b.terms[:0], b.quads[:0], 0
+			b.termIDs, b.missing, b.learn = b.termIDs[:0], b.missing[:0], b.learn[:0]
 		default:
 			b = &exportBatch{}
 		}
@@ -249,8 +290,12 @@ func (v *View) readBatches(ctx context.Context, lim dumpLimits, out chan<- *expo
 			id  uint64
 			idx int32
 		}{}
-		termIDs, lastGraph, shared, cached = termIDs[:0], lastGraph[:0], shared[:0], cached[:0]
-		missing, graph = missing[:0], 0
+		lastGraph, shared, cached, graph = lastGraph[:0], shared[:0], cached[:0], 0
+		take()
+		if cacheBytes > lim.cacheBytes {
+			clear(cache)
+			cacheBytes = 0
+		}
 		return nil
 	}
 	err := v.nv.ScanGraphs(ctx, func(g uint64, quads [][3]uint64) error {
@@ -271,6 +316,65 @@ func (v *View) readBatches(ctx context.Context, lim dumpLimits, out chan<- *expo
 	return err
 }
 
+// resolveBatches reads and formats the missing terms of the batches it
+// takes from in, sends them on out, and the batches' shared terms on
+// learn (dropped when the scanner is behind: the cache only saves reads).
+func resolveBatches(ctx context.Context, r *quadstore.TermReader, in <-chan *exportBatch, out chan<- *exportBatch, learn chan<- []learned) error {
+	var (
+		arena []byte
+		ids   []uint64
+	)
+	for b := range in {
+		// In id order, so that the node records are read front to back.
+		slices.SortFunc(b.missing, func(x, y int32) int {
+			switch a, c := b.termIDs[x], b.termIDs[y]; {
+			case a < c:
+				return -1
+			case a > c:
+				return 1
+			}
+			return 0
+		})
+		ids = ids[:0]
+		for _, i := range b.missing {
+			ids = append(ids, b.termIDs[i])
+		}
+		err := r.Terms(ctx, ids, func(k int, t quad.Value) error {
+			start := len(arena)
+			if cap(arena)-start < 4<<10 {
+				arena = make([]byte, 0, 1<<20)
+				start = 0
+			}
+			var err error
+			arena, err = rdfio.AppendTerm(arena, t)
+			if err != nil {
+				return fmt.Errorf("term %d: %w", ids[k], err)
+			}
+			b.terms[b.missing[k]] = ntTerm{b: arena[start:len(arena):len(arena)], kind: kindOf(t)}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(b.learn) > 0 {
+			ls := make([]learned, len(b.learn))
+			for k, i := range b.learn {
+				ls[k] = learned{id: b.termIDs[i], t: b.terms[i]}
+			}
+			select {
+			case learn <- ls:
+			default:
+			}
+		}
+		select {
+		case out <- b:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // kindOf is the kind of a term for the position checks.
 func kindOf(t quad.Value) uint8 {
 	switch t.(type) {
@@ -282,45 +386,59 @@ func kindOf(t quad.Value) uint8 {
 	return kindLiteral
 }
 
-// writeBatches writes the lines of the batches it receives, then hands
-// them back on free.
+// writeBatches writes the lines of the batches it receives, in order of
+// their seq, then hands them back on free.
 func writeBatches(ctx context.Context, w io.Writer, triples bool, in <-chan *exportBatch, free chan<- *exportBatch, st *DumpStats, progress func(DumpStats)) error {
 	buf := make([]byte, 0, exportFlushBytes+64<<10)
+	pending := map[int]*exportBatch{}
+	next := 0
 	for b := range in {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for _, q := range b.quads {
-			s, p, o, g := &b.terms[q[0]], &b.terms[q[1]], &b.terms[q[2]], &b.terms[q[3]]
-			if s.kind == kindLiteral || p.kind != kindIRI || g.kind == kindLiteral {
-				return fmt.Errorf("dump: %w: quad %s %s %s %s", rdfio.ErrInvalidTerm, s.b, p.b, o.b, g.b)
+		pending[b.seq] = b
+		for {
+			b, ok := pending[next]
+			if !ok {
+				break
 			}
-			buf = append(buf, s.b...)
-			buf = append(buf, ' ')
-			buf = append(buf, p.b...)
-			buf = append(buf, ' ')
-			buf = append(buf, o.b...)
-			if !triples {
-				buf = append(buf, ' ')
-				buf = append(buf, g.b...)
-			}
-			buf = append(buf, " .\n"...)
-			if len(buf) >= exportFlushBytes {
-				if _, err := w.Write(buf); err != nil {
-					return fmt.Errorf("dump: %w", err)
+			delete(pending, next)
+			next++
+			for _, q := range b.quads {
+				s, p, o, g := &b.terms[q[0]], &b.terms[q[1]], &b.terms[q[2]], &b.terms[q[3]]
+				if s.kind == kindLiteral || p.kind != kindIRI || g.kind == kindLiteral {
+					return fmt.Errorf("dump: %w: quad %s %s %s %s", rdfio.ErrInvalidTerm, s.b, p.b, o.b, g.b)
 				}
-				buf = buf[:0]
+				buf = append(buf, s.b...)
+				buf = append(buf, ' ')
+				buf = append(buf, p.b...)
+				buf = append(buf, ' ')
+				buf = append(buf, o.b...)
+				if !triples {
+					buf = append(buf, ' ')
+					buf = append(buf, g.b...)
+				}
+				buf = append(buf, " .\n"...)
+				if len(buf) >= exportFlushBytes {
+					if _, err := w.Write(buf); err != nil {
+						return fmt.Errorf("dump: %w", err)
+					}
+					buf = buf[:0]
+				}
+			}
+			st.Graphs += b.graphs
+			st.Quads += int64(len(b.quads))
+			select {
+			case free <- b:
+			default:
+			}
+			if progress != nil {
+				progress(*st)
 			}
 		}
-		st.Graphs += b.graphs
-		st.Quads += int64(len(b.quads))
-		select {
-		case free <- b:
-		default:
-		}
-		if progress != nil {
-			progress(*st)
-		}
+	}
+	if len(pending) > 0 {
+		return ctx.Err() // a batch was lost: the dump failed elsewhere
 	}
 	if len(buf) > 0 {
 		if _, err := w.Write(buf); err != nil {

@@ -81,8 +81,8 @@ func dumpLines(out []byte) []string {
 }
 
 // TestWriteNQuads dumps a Badger store from its ids, with batches and a
-// term cache small enough that terms are formatted in many batches and the
-// cache starts afresh, and with the defaults: the lines are those rdfio's
+// term cache small enough that terms are formatted in many batches by
+// three resolvers and the cache starts afresh, and with one batch: the lines are those rdfio's
 // writer makes of the stored quads, each graph's lines are together and
 // each subject's lines are together, and the dump parses back to the data.
 func TestWriteNQuads(t *testing.T) {
@@ -97,7 +97,9 @@ func TestWriteNQuads(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := allQuads(gs)
-	for _, lim := range []dumpLimits{{batchQuads: 40, cacheBytes: 300}, {batchQuads: exportBatchQuads, cacheBytes: exportCacheBytes}} {
+	// The dump is the same whatever the batches and resolvers.
+	first := map[rdfio.Format][]byte{}
+	for _, lim := range []dumpLimits{{batchQuads: 40, cacheBytes: 300, resolvers: 3}, {batchQuads: exportBatchQuads, cacheBytes: exportCacheBytes, resolvers: 1}} {
 		for _, f := range []rdfio.Format{rdfio.NQuads, rdfio.NTriples} {
 			t.Run(fmt.Sprintf("%s/%d", f, lim.batchQuads), func(t *testing.T) {
 				v, err := s.ReadView(ctx)
@@ -126,6 +128,11 @@ func TestWriteNQuads(t *testing.T) {
 					for i, q := range data {
 						want[i] = quad.Quad{Subject: q.Subject, Predicate: q.Predicate, Object: q.Object}
 					}
+				}
+				if prev, ok := first[f]; !ok {
+					first[f] = bytes.Clone(buf.Bytes())
+				} else if !bytes.Equal(prev, buf.Bytes()) {
+					t.Fatal("the dump differs with other batches and resolvers")
 				}
 				lines := dumpLines(buf.Bytes())
 				sorted := slices.Clone(lines)
@@ -186,7 +193,7 @@ func TestWriteNQuadsSnapshot(t *testing.T) {
 	dump := func(v *View) []quad.Quad {
 		t.Helper()
 		var buf bytes.Buffer
-		if _, err := v.writeNQuads(ctx, &buf, false, dumpLimits{batchQuads: 50, cacheBytes: 1000}, nil); err != nil {
+		if _, err := v.writeNQuads(ctx, &buf, false, dumpLimits{batchQuads: 50, cacheBytes: 1000, resolvers: 2}, nil); err != nil {
 			t.Fatal(err)
 		}
 		got, err := rdfio.ParseNQuads(&buf)
@@ -238,7 +245,7 @@ func TestWriteNQuadsErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	lim := dumpLimits{batchQuads: 100, cacheBytes: 1 << 20}
+	lim := dumpLimits{batchQuads: 100, cacheBytes: 1 << 20, resolvers: 2}
 	if _, err := v.writeNQuads(ctx, &failingWriter{n: 1000}, false, lim, nil); !errors.Is(err, errWriterFull) {
 		t.Errorf("failing writer: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/cayleygraph/quad"
+	badger "github.com/dgraph-io/badger/v4"
 )
 
 // Reads for a dump of the whole store (the export): the graph index
@@ -106,16 +107,43 @@ func (v *View) CountGraphs(ctx context.Context) (int, error) {
 // a seek through every level of the LSM tree.
 const termsNextMax = 16
 
+// A TermReader reads the terms of many ids of a view's commit through its
+// own Badger transaction and iterator, so that several can read at once
+// (a View is not safe for concurrent use). Close it before the view.
+type TermReader struct {
+	s   *Store
+	txn *badger.Txn
+	it  *badger.Iterator
+}
+
+// NewTermReader returns a term reader of the view's commit.
+func (v *View) NewTermReader() (*TermReader, error) {
+	if v.closed || v.s.closed.Load() {
+		return nil, ErrClosed
+	}
+	txn := v.s.db.NewTransactionAt(v.ts, false)
+	return &TermReader{s: v.s, txn: txn, it: txn.NewIterator(badger.IteratorOptions{Prefix: []byte{pNode}})}, nil
+}
+
+// Close releases the reader's iterator and transaction.
+func (r *TermReader) Close() {
+	if r.it != nil {
+		r.it.Close()
+		r.txn.Discard()
+		r.it = nil
+	}
+}
+
 // Terms calls fn with the term of each id of ids, which must be sorted
 // ascending, unique and not 0, in that order (i is the position in ids).
-// The node records are read in key order through one iterator. It fails
-// with ErrCorrupt if an id has no node record in the view.
-func (v *View) Terms(ctx context.Context, ids []uint64, fn func(i int, t quad.Value) error) error {
-	if v.closed || v.s.closed.Load() {
+// The node records are read in key order, stepping from one to the next
+// where they are close. It fails with ErrCorrupt if an id has no node
+// record in the view.
+func (r *TermReader) Terms(ctx context.Context, ids []uint64, fn func(i int, t quad.Value) error) error {
+	if r.it == nil || r.s.closed.Load() {
 		return ErrClosed
 	}
-	it := v.iterator()
-	defer v.put(it)
+	it := r.it
 	var key [9]byte
 	key[0] = pNode
 	prefix := key[:1]
