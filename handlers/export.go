@@ -232,7 +232,11 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
 	var zw *gzip.Writer
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		h.Set("Content-Encoding", "gzip")
-		zw = gzip.NewWriter(w)
+		// The fastest level: on 300 MB of the 100k-molecule dump,
+		// klauspost's default level compresses to 4.3% at 416 MB per
+		// CPU-second (the dump's own cost doubled), level 1 to 4.9% at
+		// 895 MB/s.
+		zw, _ = gzip.NewWriterLevel(w, gzip.BestSpeed) // a valid level: no error
 		out = zw
 	}
 	w.WriteHeader(http.StatusOK)
