@@ -197,20 +197,39 @@ func (r *Runner) Submit(ctx context.Context, j Job) (Job, error) {
 	}
 	j.StartedAt, j.EndedAt, j.Error = time.Time{}, time.Time{}, ""
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return j, fmt.Errorf("jobs: submit %s: %w", j.IRI, ErrClosed)
 	}
 	owner := OwnerFrom(ctx)
 	if err := r.admitLocked(owner); err != nil {
+		r.mu.Unlock()
 		return j, fmt.Errorf("jobs: submit %s: %w", j.IRI, err)
 	}
-	if err := r.store.PutGraph(ctx, j.IRI, j.Quads(r.base)); err != nil {
+	if err := r.store.CommitGraphs(ctx, []graph.NamedGraph{{IRI: j.IRI, Quads: j.Quads(r.base)}}, nil); err != nil {
+		r.mu.Unlock()
 		return j, fmt.Errorf("jobs: submit %s: %w", j.IRI, err)
 	}
 	r.track(j.IRI, owner)
-	if r.started {
-		r.enqueue(j.Class, j.IRI)
+	// Not started yet: Start finds the job in the store.
+	started := r.started
+	r.mu.Unlock()
+	// The wait for durability outside r.mu, where the submissions queued
+	// behind this one commit meanwhile and share its fsync round (with it
+	// inside, each waited for a round of its own per submission before
+	// it). The job runs once its graph is durable.
+	if err := r.store.Sync(); err != nil {
+		r.mu.Lock()
+		r.forget(j.IRI)
+		r.mu.Unlock()
+		return j, fmt.Errorf("jobs: submit %s: %w", j.IRI, err)
+	}
+	if started {
+		r.mu.Lock()
+		if !r.closed {
+			r.enqueue(j.Class, j.IRI)
+		}
+		r.mu.Unlock()
 	}
 	return j, nil
 }
