@@ -7,6 +7,7 @@
 // object lives in a unique_ptr; no exception crosses the C boundary.
 #include "mg.h"
 #include "mg_fp.h"
+#include "mg_match.h"
 #include "mg_internal.hpp"
 
 #include <DataStructs/ExplicitBitVect.h>
@@ -213,6 +214,15 @@ bool bridged(const ROMol &m) {
   return false;
 }
 
+// hasMatch: q is a substructure of m (super: m of q), by fast when it can
+// take the query, else by RDKit's SubstructMatch.
+bool hasMatch(const ROMol &q, const ROMol &m, const SubstructMatchParameters &ps,
+              bool super, mg::Matcher &fast) {
+  if (super) return !SubstructMatch(q, m, ps).empty();
+  if (fast.usable()) return fast.has(m);
+  return !SubstructMatch(m, q, ps).empty();
+}
+
 }  // namespace
 
 // Outside extern "C": it takes C++ types (declared in mg_fp.h).
@@ -324,12 +334,36 @@ int mg_match(const char *text, size_t len, int kind, int flags, int super,
     ps.useChirality = (flags & MG_Q_CHIRALITY) != 0;
     ps.maxMatches = 1;
     ps.uniquify = false;
+    mg::Matcher fast(*q, ps);
     for (int i = 0; i < n; i++) {
       if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) return 2;
       auto m = unpickle(pickles + offsets[i], offsets[i + 1] - offsets[i]);
-      bool hit = super ? !SubstructMatch(*q, *m, ps).empty()
-                       : !SubstructMatch(*m, *q, ps).empty();
-      out[i] = hit ? 1 : 0;
+      out[i] = hasMatch(*q, *m, ps, super, fast) ? 1 : 0;
+    }
+    return 0;
+  } catch (const std::exception &e) {
+    *err = fpdup(e.what());
+  } catch (...) {
+    *err = fpdup("match: unknown error");
+  }
+  return -1;
+}
+
+int mg_match_engines(const char *text, size_t len, int kind, int flags,
+                     const char *pickles, const size_t *offsets, int n,
+                     unsigned char *fast, unsigned char *rdkit, char **err) {
+  *err = nullptr;
+  try {
+    auto q = parseQuery(std::string(text ? text : "", len), kind, flags);
+    SubstructMatchParameters ps;
+    ps.useChirality = (flags & MG_Q_CHIRALITY) != 0;
+    ps.maxMatches = 1;
+    ps.uniquify = false;
+    mg::Matcher matcher(*q, ps);
+    for (int i = 0; i < n; i++) {
+      auto m = unpickle(pickles + offsets[i], offsets[i + 1] - offsets[i]);
+      fast[i] = matcher.usable() ? (matcher.has(*m) ? 1 : 0) : 2;
+      rdkit[i] = SubstructMatch(*m, *q, ps).empty() ? 0 : 1;
     }
     return 0;
   } catch (const std::exception &e) {
@@ -396,6 +430,7 @@ int mg_molset_match(mg_molset *s, const char *text, size_t len, int kind,
     ps.useChirality = (flags & MG_Q_CHIRALITY) != 0;
     ps.maxMatches = 1;
     ps.uniquify = false;
+    mg::Matcher fast(*q, ps);
     std::shared_lock<std::shared_mutex> lock(s->mu);
     std::string key;
     for (int i = 0; i < n; i++) {
@@ -405,10 +440,7 @@ int mg_molset_match(mg_molset *s, const char *text, size_t len, int kind,
         out[i] = 2;
         continue;
       }
-      const ROMol &m = *it->second;
-      bool hit = super ? !SubstructMatch(*q, m, ps).empty()
-                       : !SubstructMatch(m, *q, ps).empty();
-      out[i] = hit ? 1 : 0;
+      out[i] = hasMatch(*q, *it->second, ps, super, fast) ? 1 : 0;
     }
     return 0;
   } catch (const std::exception &e) {

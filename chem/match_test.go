@@ -1,0 +1,107 @@
+package chem
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestMatcherEqualsSubstructMatch compares mg::Matcher with RDKit's
+// SubstructMatch on NCI molecules (salts, charges, isotopes and odd
+// valences included) for SMARTS and SMILES queries of every kind the
+// matcher takes, and checks that it declines what it cannot take.
+func TestMatcherEqualsSubstructMatch(t *testing.T) {
+	n := 5000
+	if testing.Short() {
+		n = 1500
+	}
+	f, err := os.Open("/usr/share/RDKit/Data/NCI/first_5K.smi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var mols [][]byte
+	sc := bufio.NewScanner(f)
+	for sc.Scan() && len(mols) < n {
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 {
+			continue
+		}
+		fp, err := FingerprintsOf(fs[0])
+		if err != nil {
+			continue
+		}
+		mols = append(mols, fp.Pickle)
+	}
+	if len(mols) < n*9/10 {
+		t.Fatalf("only %d molecules parsed", len(mols))
+	}
+	type tc struct {
+		q        string
+		kind     QueryKind
+		o        MatchOptions
+		declined bool
+	}
+	cases := []tc{
+		{q: "c1ccccc1", kind: QuerySMARTS}, {q: "c1ccncc1", kind: QuerySMARTS},
+		{q: "[NX3][CX3](=O)", kind: QuerySMARTS}, {q: "[CX3](=O)[OX2H1]", kind: QuerySMARTS},
+		{q: "S(=O)(=O)[NX3]", kind: QuerySMARTS}, {q: "c1ccc2[nH]ccc2c1", kind: QuerySMARTS},
+		{q: "C1CCNCC1", kind: QuerySMARTS}, {q: "N1CCNCC1", kind: QuerySMARTS},
+		{q: "N1CCOCC1", kind: QuerySMARTS}, {q: "[CX4]C(F)(F)F", kind: QuerySMARTS},
+		{q: "c1ccc(cc1)-c1ccccc1", kind: QuerySMARTS}, {q: "[Cl,Br,I]c", kind: QuerySMARTS},
+		{q: "[NX3;H2]c", kind: QuerySMARTS}, {q: "c1cn[nH]c1", kind: QuerySMARTS},
+		{q: "O=C1NC(=O)CC1", kind: QuerySMARTS}, {q: "c1ccc2ncccc2c1", kind: QuerySMARTS},
+		{q: "*", kind: QuerySMARTS}, {q: "[#6]~[#7]", kind: QuerySMARTS},
+		{q: "[!#6;!#1]", kind: QuerySMARTS}, {q: "[R2]", kind: QuerySMARTS},
+		{q: "[r5]:[r6]", kind: QuerySMARTS}, {q: "[D3](~*)(~*)~*", kind: QuerySMARTS},
+		{q: "C.N", kind: QuerySMARTS}, {q: "[Na+].[Cl-]", kind: QuerySMARTS},
+		{q: "[N+](=O)[O-]", kind: QuerySMARTS}, {q: "[#6]@[#6]!@[#7]", kind: QuerySMARTS},
+		{q: "C=,#C", kind: QuerySMARTS}, {q: "[C;R0]=[C;R0]", kind: QuerySMARTS},
+		{q: "c:c:c:c:c:c:c", kind: QuerySMARTS}, {q: "C1CC1", kind: QuerySMARTS},
+		{q: "[13C]", kind: QuerySMARTS}, {q: "[CH3][CH2][OH]", kind: QuerySMARTS},
+		{q: "[x3]", kind: QuerySMARTS}, {q: "[a;!c]", kind: QuerySMARTS},
+		{q: "C1CCCCC1", kind: QuerySMILES}, {q: "c1ccccc1O", kind: QuerySMILES},
+		{q: "CC(=O)Nc1ccc(O)cc1", kind: QuerySMILES}, {q: "[O-]C=O", kind: QuerySMILES},
+		{q: "[O-]C=O", kind: QuerySMILES, o: MatchOptions{IgnoreCharges: true}},
+		{q: "OC(=O)C(N)C", kind: QuerySMILES}, {q: "Cl.Cl", kind: QuerySMILES},
+		{q: "[2H]C", kind: QuerySMILES, o: MatchOptions{IgnoreIsotopes: true}},
+		{q: "[$(C=O)]N", kind: QuerySMARTS, declined: true},
+		{q: "C[C@H](N)C(=O)O", kind: QuerySMILES, o: MatchOptions{Chirality: true}, declined: true},
+	}
+	hits := 0
+	for _, c := range cases {
+		q, err := ParseQuery(c.q, c.kind, c.o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.q, err)
+		}
+		fast, rd, err := q.matchEngines(mols)
+		if err != nil {
+			t.Fatalf("%s: %v", c.q, err)
+		}
+		bad, nh := 0, 0
+		for i := range mols {
+			nh += int(rd[i])
+			if c.declined {
+				if fast[i] != 2 {
+					bad++
+				}
+				continue
+			}
+			if fast[i] != rd[i] {
+				bad++
+				if bad <= 3 {
+					t.Errorf("%s (%s): molecule %d: matcher %d, SubstructMatch %d", c.q, c.kind, i, fast[i], rd[i])
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%s (%s): %d of %d molecules differ (declined %v)", c.q, c.kind, bad, len(mols), c.declined)
+		}
+		hits += nh
+	}
+	if hits == 0 {
+		t.Fatal("no query hit any molecule")
+	}
+	t.Logf("%d queries over %d molecules: %d hits, matcher equal to SubstructMatch", len(cases), len(mols), hits)
+}
