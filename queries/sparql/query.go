@@ -547,79 +547,41 @@ func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next e
 		}
 		ex.free(charged)
 	}()
-	// memo holds the decoded terms of the ids plain keys were bound to.
+	// memo holds the decoded terms of the ids plain keys were bound to;
+	// byID, with one plain key, the group of each id seen (distinct ids
+	// may share a group: termKey folds language tags' case).
 	var memo map[uint64]quad.Value
-	err := source(func(r row) error {
-		var fk [4]quad.Value
-		isFast := len(sq.groupBy) <= len(fk)
-		for i, gi := range sq.groupBy {
-			if x, isVar := gi.e.(*eVar); isVar {
-				if t, ok := r[x.slot].(idTerm); ok {
-					if memo == nil {
-						memo = map[uint64]quad.Value{}
-					}
-					v, err := ex.groupTerm(memo, t.id, &charged)
-					if err != nil {
-						return err
-					}
-					keyVals[i] = v
-					if isFast {
-						fk[i], isFast = fastGroupKey(v)
-					}
-					continue
-				}
-			}
-			v, err := ex.evalExpr(gi.e, g, r)
-			if err != nil && err != errEval {
-				return err
-			}
-			if err != nil {
-				v = nil
-			}
-			keyVals[i] = v
-			if isFast && v != nil {
-				fk[i], isFast = fastGroupKey(v)
-			}
+	var byID map[uint64]*groupState
+	oneKey := -1
+	if len(sq.groupBy) == 1 {
+		if x, isVar := sq.groupBy[0].e.(*eVar); isVar {
+			oneKey = x.slot
 		}
+	}
+	err := source(func(r row) error {
 		var gs *groupState
-		var k string
-		if isFast {
-			gs = fast[fk]
-		} else {
-			kb.Reset()
-			for _, v := range keyVals {
-				if v != nil {
-					kb.WriteString(termKey(v))
-				}
-				kb.WriteByte(0)
+		var keyID uint64
+		if oneKey >= 0 {
+			if t, ok := r[oneKey].(idTerm); ok {
+				keyID = t.id
+				gs = byID[keyID]
 			}
-			k = kb.String()
-			gs = groups[k]
 		}
 		if gs == nil {
-			n := 24 + valueBytes*ex.nvars + 64*len(sq.aggs) + 2*mapEntryBytes + len(k)
-			for _, v := range keyVals {
-				if v != nil {
-					n += lexicalLen(v)
-				}
-			}
-			charged += n
-			if err := ex.alloc(n); err != nil {
+			var err error
+			if gs, err = ex.findGroup(sq, g, r, fast, groups, &order, keyVals, &kb, &memo, &charged); err != nil {
 				return err
 			}
-			first := make(row, ex.nvars)
-			for i, gi := range sq.groupBy {
-				if gi.slot >= 0 {
-					first[gi.slot] = keyVals[i]
+			if keyID != 0 {
+				if byID == nil {
+					byID = map[uint64]*groupState{}
 				}
+				charged += mapEntryBytes
+				if err := ex.alloc(mapEntryBytes); err != nil {
+					return err
+				}
+				byID[keyID] = gs
 			}
-			gs = &groupState{first: first, aggs: make([]aggState, len(sq.aggs))}
-			if isFast {
-				fast[fk] = gs
-			} else {
-				groups[k] = gs
-			}
-			order = append(order, gs)
 		}
 		for i, a := range sq.aggs {
 			if err := ex.accumulate(a, &gs.aggs[i], g, r); err != nil {
@@ -662,6 +624,83 @@ func (ex *exec) group(sq *selectQuery, g gctx, source func(emitFn) error, next e
 		}
 	}
 	return nil
+}
+
+// findGroup returns the group of solution r, made (and charged) when it
+// is new.
+func (ex *exec) findGroup(sq *selectQuery, g gctx, r row, fast map[[4]quad.Value]*groupState, groups map[string]*groupState, order *[]*groupState, keyVals []quad.Value, kb *strings.Builder, memo *map[uint64]quad.Value, charged *int) (*groupState, error) {
+	var fk [4]quad.Value
+	isFast := len(sq.groupBy) <= len(fk)
+	for i, gi := range sq.groupBy {
+		if x, isVar := gi.e.(*eVar); isVar {
+			if t, ok := r[x.slot].(idTerm); ok {
+				if *memo == nil {
+					*memo = map[uint64]quad.Value{}
+				}
+				v, err := ex.groupTerm(*memo, t.id, charged)
+				if err != nil {
+					return nil, err
+				}
+				keyVals[i] = v
+				if isFast {
+					fk[i], isFast = fastGroupKey(v)
+				}
+				continue
+			}
+		}
+		v, err := ex.evalExpr(gi.e, g, r)
+		if err != nil && err != errEval {
+			return nil, err
+		}
+		if err != nil {
+			v = nil
+		}
+		keyVals[i] = v
+		if isFast && v != nil {
+			fk[i], isFast = fastGroupKey(v)
+		}
+	}
+	var gs *groupState
+	var k string
+	if isFast {
+		gs = fast[fk]
+	} else {
+		kb.Reset()
+		for _, v := range keyVals {
+			if v != nil {
+				kb.WriteString(termKey(v))
+			}
+			kb.WriteByte(0)
+		}
+		k = kb.String()
+		gs = groups[k]
+	}
+	if gs == nil {
+		n := 24 + valueBytes*ex.nvars + 64*len(sq.aggs) + 2*mapEntryBytes + len(k)
+		for _, v := range keyVals {
+			if v != nil {
+				n += lexicalLen(v)
+			}
+		}
+		*charged += n
+		if err := ex.alloc(n); err != nil {
+			return nil, err
+		}
+		first := make(row, ex.nvars)
+		for i, gi := range sq.groupBy {
+			if gi.slot >= 0 {
+				first[gi.slot] = keyVals[i]
+			}
+		}
+		gs = &groupState{first: first, aggs: make([]aggState, len(sq.aggs))}
+		if isFast {
+			fast[fk] = gs
+		} else {
+			groups[k] = gs
+		}
+		*order = append(*order, gs)
+	}
+	return gs, nil
 }
 
 // countDistinctID counts id once in st (COUNT(DISTINCT ?v) of a shared id

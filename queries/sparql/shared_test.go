@@ -135,6 +135,18 @@ func TestSharedMatchesTerms(t *testing.T) {
 			}
 		}
 	}
+	// Groups found by id (group): two ids of one group (language tags'
+	// case) fold into one, as with decoded terms.
+	for _, q := range []string{
+		"SELECT ?l (COUNT(?n) AS ?k) WHERE { ?n :note ?l } GROUP BY ?l ORDER BY ?l",
+		"SELECT ?h (COUNT(?m) AS ?k) (SUM(?h) AS ?s) WHERE { ?m :heavy ?h } GROUP BY ?h ORDER BY ?h",
+	} {
+		on, errOn := runRows(st, pre+q, Options{}, nil)
+		off, errOff := runRows(st, pre+q, Options{noFold: true}, nil)
+		if errOn != nil || errOff != nil || len(on) == 0 || !reflect.DeepEqual(on, off) {
+			t.Errorf("%s: by id %q (%v), decoded %q (%v)", q, on, errOn, off, errOff)
+		}
+	}
 	// The shared paths ran: the bench's NOT EXISTS decodes no molecule.
 	res, err := Run(ctx, st, pre+"SELECT (COUNT(?m) AS ?n) WHERE { ?m :type :Molecule . FILTER NOT EXISTS { ?c :species ?m } }", "", Options{})
 	if err != nil {
