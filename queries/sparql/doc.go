@@ -61,7 +61,8 @@
 //     the outermost projection (unused.go: value-read) is bound to its
 //     term's id. FILTER comparisons and arithmetic, ABS/CEIL/FLOOR/ROUND,
 //     isNumeric, ORDER BY keys and SUM/AVG/MIN/MAX read its number from
-//     the column; GROUP BY decodes each distinct id once; the result
+//     the column; GROUP BY decodes each distinct id once (and, with one
+//     plain key, finds a solution's group by the key's id); the result
 //     writer decodes the solutions it writes (top-k: the k kept). Whatever
 //     the column has no number for is decoded and takes the decoded path,
 //     so results are the decoded path's to the lexical form (tested with
