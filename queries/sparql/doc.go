@@ -45,7 +45,8 @@
 //     scans a column sorted by subject, the next steps see their keys in
 //     ascending order, so each joined column is read nearly sequentially,
 //     a merge join without materializing either side (a smaller key
-//     restarts the search, so any order is still right). Only a view of
+//     is found by a binary search before the last one, as without a
+//     cursor). Only a view of
 //     a commit whose columns are not made yet (while they are built whole
 //     after Open) reads Badger.
 //   - Late decoding. Variables that are only counted (unused.go: one
