@@ -92,6 +92,7 @@ run() {
 }
 
 echo "upload $(basename "$UPLOAD") ($(awk 'NF > 0' "$UPLOAD" | wc -l) records), $CHEM chem threads, $ROUNDS round(s), $(nproc) cores"
+mkdir -p "$WORK"
 : >"$WORK/runs"
 r=1
 while [ $r -le "$ROUNDS" ]; do
