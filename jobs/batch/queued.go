@@ -65,7 +65,17 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 			cur.u = queue.Unit{Kind: work.KindChem, Key: key, Engine: t.opt.Engine, Job: j.IRI, Body: body}
 			open = append(open, cur)
 			byKey[key] = cur
-			added = append(added, cur.u)
+			if len(body) > t.opt.MaxUnitBody {
+				// One record too large for a message (a raised
+				// --batch-max-sd-record): prepared here.
+				o, err := work.Chemistry(ctx, t.reg.pool, t.opt.Parallel, work.ChemTask{First: cur.first, Records: chemInputs(cur.ins)})
+				if err != nil {
+					return err
+				}
+				cur.res = t.chemResults(cur, o, "")
+			} else {
+				added = append(added, cur.u)
+			}
 			cur, bytes = nil, 0
 			return nil
 		}
@@ -146,6 +156,56 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 	}); err != nil {
 		return t.queuedEnd(ctx, j, err)
 	}
+	// commitReady commits the contiguous run of results from the
+	// watermark that ends on an item block (or at the end of the upload),
+	// then acknowledges its outcomes and dispatches more, as long as
+	// there is such a run (units prepared here have their results at
+	// once).
+	commitReady := func() error {
+		for {
+			k, end := 0, 0
+			for i, u := range open {
+				if u.res == nil {
+					break
+				}
+				last := u.first + len(u.ins)
+				if last%ItemBlock == 0 || (eof && i == len(open)-1) {
+					k, end = i+1, last
+				}
+			}
+			if k == 0 {
+				return nil
+			}
+			chunk := make([]result, 0, end-int(counts.Processed))
+			for _, u := range open[:k] {
+				chunk = append(chunk, u.res...)
+			}
+			if err := t.commitChunk(ctx, j, counts, chunk, commit); err != nil {
+				return err
+			}
+			// The commit is durable here when the store syncs its writes
+			// (serve's default, --sync-writes): only then are the outcomes
+			// acknowledged.
+			for _, u := range open[:k] {
+				for _, done := range u.dones {
+					if err := done(); err != nil {
+						log.Warn("acknowledging an outcome", "unit", u.u.Key, "err", err)
+					}
+				}
+				delete(byKey, u.u.Key)
+			}
+			open = append(open[:0:0], open[k:]...)
+			if err := fill(""); err != nil {
+				return err
+			}
+		}
+	}
+	if err := commitReady(); err != nil {
+		if ctx.Err() != nil {
+			return t.queuedEnd(ctx, j, err)
+		}
+		return err
+	}
 	stall := time.NewTimer(t.opt.Stall)
 	defer stall.Stop()
 	duplicates := 0
@@ -190,45 +250,11 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 			continue
 		}
 		u.res, u.dones = t.outcomeResults(u, o), append(u.dones, o.Done)
-		// Commit the contiguous run of outcomes from the watermark that
-		// ends on an item block (or at the end of the upload).
-		k, end := 0, 0
-		for i, u := range open {
-			if u.res == nil {
-				break
-			}
-			last := u.first + len(u.ins)
-			if last%ItemBlock == 0 || (eof && i == len(open)-1) {
-				k, end = i+1, last
-			}
-		}
-		if k == 0 {
-			continue
-		}
-		chunk := make([]result, 0, end-int(counts.Processed))
-		for _, u := range open[:k] {
-			chunk = append(chunk, u.res...)
-		}
-		if err := t.commitChunk(ctx, j, counts, chunk, commit); err != nil {
+		if err := commitReady(); err != nil {
 			if ctx.Err() != nil {
 				return t.queuedEnd(ctx, j, err)
 			}
 			return err
-		}
-		// The commit is durable here when the store syncs its writes
-		// (serve turns --sync-writes on in nats mode): only then are the
-		// outcomes acknowledged.
-		for _, u := range open[:k] {
-			for _, done := range u.dones {
-				if err := done(); err != nil {
-					log.Warn("acknowledging an outcome", "unit", u.u.Key, "err", err)
-				}
-			}
-			delete(byKey, u.u.Key)
-		}
-		open = append(open[:0:0], open[k:]...)
-		if err := fill(""); err != nil {
-			return t.queuedEnd(ctx, j, err)
 		}
 	}
 	if duplicates > 0 {
@@ -245,10 +271,6 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 // the molecules a worker prepared, or, for a unit the queue gave up on or
 // an outcome that does not fit the unit, a failure of each record.
 func (t *Task) outcomeResults(u *queuedUnit, o queue.Outcome) []result {
-	res := make([]result, len(u.ins))
-	for i, in := range u.ins {
-		res[i] = result{index: u.first + i, in: in}
-	}
 	fail := o.Failure
 	var co work.ChemOutcome
 	if fail == "" {
@@ -258,6 +280,16 @@ func (t *Task) outcomeResults(u *queuedUnit, o queue.Outcome) []result {
 			fail = fmt.Sprintf("invalid chemistry outcome from worker %s", o.Worker)
 		}
 	}
+	return t.chemResults(u, co, fail)
+}
+
+// chemResults are the results of u's records from co, or each a failure
+// with the message fail.
+func (t *Task) chemResults(u *queuedUnit, co work.ChemOutcome, fail string) []result {
+	res := make([]result, len(u.ins))
+	for i, in := range u.ins {
+		res[i] = result{index: u.first + i, in: in}
+	}
 	for i := range res {
 		switch {
 		case fail != "":
@@ -265,7 +297,7 @@ func (t *Task) outcomeResults(u *queuedUnit, o queue.Outcome) []result {
 		case co.Results[i].Error != "" || co.Results[i].Molecule == nil:
 			msg := co.Results[i].Error
 			if msg == "" {
-				msg = fmt.Sprintf("invalid chemistry outcome from worker %s", o.Worker)
+				msg = "invalid chemistry outcome: a record without a molecule nor an error"
 			}
 			res[i].err = errors.New(msg)
 		default:

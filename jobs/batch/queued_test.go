@@ -314,3 +314,21 @@ func TestQueuedBatchResume(t *testing.T) {
 		t.Errorf("queue after the job: %+v", s)
 	}
 }
+
+// TestQueuedBatchUnitTooLarge: units whose body exceeds MaxUnitBody (a
+// record too large for a message) are prepared by the coordinator: with
+// every unit too large and no worker at all, the queued job ends as the
+// in-process one would.
+func TestQueuedBatchUnitTooLarge(t *testing.T) {
+	lines := readNCI(t, 250)
+	q := queue.NewLocal(queue.Options{})
+	defer q.Close()
+	pool := newPool(t)
+	st, j := runBatchJob(t, func(st *graph.Store) *batch.Task {
+		return batch.NewTask(batch.NewRegistry(st, pool, base, nil), batch.TaskOptions{Queue: q, Engine: "e1", MaxUnitBody: 10})
+	}, lines)
+	checkJob(t, st, j, lines, 0)
+	if s, _ := q.Stats(context.Background(), ""); s.Queued != 0 {
+		t.Errorf("queue after the job: %+v", s)
+	}
+}

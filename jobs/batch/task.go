@@ -110,6 +110,11 @@ type TaskOptions struct {
 	// their content exceeds this (default 2 MiB; a unit is one NATS
 	// message of at most 8 MiB).
 	UnitBytes int
+	// MaxUnitBody: a unit whose encoded body is larger (one record over
+	// it: a raised --batch-max-sd-record) is prepared by this process
+	// instead (default 4 MiB: JSON-encoded in a NATS message of at most
+	// 8 MiB, a body grows by a third).
+	MaxUnitBody int
 	// Stall: with no outcome for this long, every unit not committed is
 	// enqueued again (default 3m).
 	Stall  time.Duration
@@ -168,6 +173,9 @@ func NewTask(reg *Registry, opt TaskOptions) *Task {
 	}
 	if opt.UnitBytes <= 0 {
 		opt.UnitBytes = 2 << 20
+	}
+	if opt.MaxUnitBody <= 0 {
+		opt.MaxUnitBody = 4 << 20
 	}
 	if opt.Stall <= 0 {
 		opt.Stall = 3 * time.Minute

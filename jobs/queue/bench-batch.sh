@@ -41,8 +41,11 @@ run() {
 	rm -rf "$d"
 	mkdir -p "$d"
 	url=http://127.0.0.1:$PORT
-	set -- "$1" --queue local
-	[ "$1" = nats ] && set -- "$1" --queue nats --nats-listen "127.0.0.1:$((PORT + 1))" --local-slots 0
+	if [ "$1" = nats ]; then
+		set -- "$1" --queue nats --nats-listen "127.0.0.1:$((PORT + 1))" --local-slots 0
+	else
+		set -- "$1" --queue local
+	fi
 	mode=$1
 	shift
 	MOLGRAPH_API_KEY=$KEY "$BIN" serve --addr "127.0.0.1:$PORT" --data-dir "$d/data" --chem-workers "$CHEM" "$@" \
@@ -66,7 +69,7 @@ run() {
 	l0=$(load)
 	c0=$(cpu $spid)
 	w0=0
-	[ -n "$wpid" ] && w0=$(cpu $wpid)
+	if [ -n "$wpid" ]; then w0=$(cpu $wpid); fi
 	t0=$(now)
 	job=$(api -H 'Content-Type: text/plain' --data-binary @"$UPLOAD" "$url/v1/molecules/batch" | jq -r .job_id)
 	while :; do
@@ -82,13 +85,13 @@ run() {
 	t1=$(now)
 	c1=$(cpu $spid)
 	w1=0
-	[ -n "$wpid" ] && w1=$(cpu $wpid)
+	if [ -n "$wpid" ]; then w1=$(cpu $wpid); fi
 	n=$(jq -r .processed "$d/view.json")
 	jq -c '[.total, .processed, .created, .existing, .failed]' "$d/view.json" >"$WORK/counts-$mode-$r"
 	echo "$mode $(echo "$t0 $t1" | awk '{printf "%.1f", $2-$1}') $(echo "$c0 $c1 $TCK" | awk '{printf "%.1f", ($2-$1)/$3}') $(echo "$c0 $c1 $TCK $n" | awk '{printf "%.3f", 1000*($2-$1)/$3/$4}') $(echo "$w0 $w1 $TCK" | awk '{printf "%.1f", ($2-$1)/$3}') $n $l0 $(load)" >>"$WORK/runs"
 	kill $spid $wpid 2>/dev/null || true
 	wait $spid 2>/dev/null || true
-	[ -n "$wpid" ] && { wait $wpid 2>/dev/null || true; }
+	if [ -n "$wpid" ]; then wait $wpid 2>/dev/null || true; fi
 }
 
 echo "upload $(basename "$UPLOAD") ($(awk 'NF > 0' "$UPLOAD" | wc -l) records), $CHEM chem threads, $ROUNDS round(s), $(nproc) cores"
