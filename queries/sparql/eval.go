@@ -1079,9 +1079,16 @@ func (ex *exec) matchColumns(tp *triplePat, spo [3]quad.Value, r row, rid []uint
 			bound[i] = it.id
 			continue
 		}
+		if cur != nil && !t.isVar() && cur.constOK[i] {
+			bound[i] = cur.constID[i] // the step's constant, looked up before
+			continue
+		}
 		id, err := ex.idm.TermID(spo[i])
 		if err != nil {
 			return true, ex.sourceErr(err, nil)
+		}
+		if cur != nil && !t.isVar() {
+			cur.constID[i], cur.constOK[i] = id, true
 		}
 		if id == 0 {
 			return true, nil // not stored: nothing matches
@@ -1103,6 +1110,10 @@ type colCursor struct {
 	pred      uint64
 	bySubject bool
 	made      bool
+	// constID caches the ids of the step's constant terms (constOK: looked
+	// up; 0: not stored), which matchColumns would look up per solution.
+	constID [3]uint64
+	constOK [3]bool
 }
 
 // matchCursor matches tp, with its predicate and exactly one of subject
@@ -1117,7 +1128,7 @@ func (ex *exec) matchCursor(tp *triplePat, cur *colCursor, bound [3]uint64, skip
 		if !ok {
 			return false, nil
 		}
-		*cur = colCursor{c: vs.ColumnCursor(bound[1], bySubject), pred: bound[1], bySubject: bySubject, made: true}
+		cur.c, cur.pred, cur.bySubject, cur.made = vs.ColumnCursor(bound[1], bySubject), bound[1], bySubject, true
 	}
 	if cur.c == nil {
 		return false, nil
