@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -359,7 +360,9 @@ func resolveBatches(ctx context.Context, r *quadstore.TermReader, in <-chan *exp
 		if len(b.learn) > 0 {
 			ls := make([]learned, len(b.learn))
 			for k, i := range b.learn {
-				ls[k] = learned{id: b.termIDs[i], t: b.terms[i]}
+				// A copy: the cache must not keep the batch's arena alive.
+				t := b.terms[i]
+				ls[k] = learned{id: b.termIDs[i], t: ntTerm{b: bytes.Clone(t.b), kind: t.kind}}
 			}
 			select {
 			case learn <- ls:
