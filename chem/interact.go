@@ -11,7 +11,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -42,9 +41,9 @@ type ChargedGroup struct {
 	Atoms    []int
 }
 
-// Interaction features work on a molblock written from the Structure,
-// so they are bounded by the V2000 format.
-const maxFeatureAtoms = 999
+// Interaction features work on a molblock written from the Structure
+// (Structure.Molblock), so they are bounded by the V2000 format.
+const maxFeatureAtoms = MaxMolblockAtoms
 
 // Features perceives the interaction features of s (every hydrogen
 // explicit, as Structure gives it). The topology alone decides them, so
@@ -56,8 +55,11 @@ func Features(s *Structure) (*InteractionFeatures, error) {
 	if len(s.Atoms) > maxFeatureAtoms || len(s.Bonds) > maxFeatureAtoms {
 		return nil, fmt.Errorf("chem: interaction features: more than %d atoms or bonds", maxFeatureAtoms)
 	}
-	block := s.molblock()
-	cb, nb := borrow(block)
+	mb, err := s.Molblock("", s.topologyCoords())
+	if err != nil {
+		return nil, fmt.Errorf("chem: interaction features: %w", err)
+	}
+	cb, nb := borrow(string(mb))
 	var cerr *C.char
 	out := C.mg_interaction_features(cb, nb, &cerr)
 	text, msg := gostr(out), gostr(cerr)
@@ -67,36 +69,6 @@ func Features(s *Structure) (*InteractionFeatures, error) {
 		return nil, fmt.Errorf("chem: interaction features of %s: %s", s.SMILES, msg)
 	}
 	return parseFeatures(text, len(s.Atoms))
-}
-
-// molblock writes s as a V2000 molblock (Kekule bonds, charges), atoms in
-// Structure order.
-func (s *Structure) molblock() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n  molgraph      3D\n\n%3d%3d  0  0  0  0  0  0  0  0999 V2000\n", len(s.Atoms), len(s.Bonds))
-	for _, a := range s.Atoms {
-		x, y, z := a.X, a.Y, a.Z
-		if math.Abs(x) > 9999 || math.Abs(y) > 9999 || math.Abs(z) > 9999 {
-			x, y, z = 0, 0, 0 // topology is all that is read
-		}
-		fmt.Fprintf(&b, "%10.4f%10.4f%10.4f %-3s 0  0  0  0  0  0  0  0  0  0  0  0\n", x, y, z, a.Element)
-	}
-	for _, bd := range s.Bonds {
-		fmt.Fprintf(&b, "%3d%3d%3d  0\n", bd.Begin+1, bd.End+1, bd.Kekule)
-	}
-	var chg []string
-	for i, a := range s.Atoms {
-		if a.FormalCharge != 0 {
-			chg = append(chg, fmt.Sprintf(" %3d %3d", i+1, a.FormalCharge))
-		}
-	}
-	for len(chg) > 0 {
-		k := min(8, len(chg))
-		fmt.Fprintf(&b, "M  CHG%3d%s\n", k, strings.Join(chg[:k], ""))
-		chg = chg[k:]
-	}
-	b.WriteString("M  END\n")
-	return b.String()
 }
 
 // parseFeatures reads mg_interaction_features' table, tab-separated:

@@ -23,7 +23,8 @@ import (
 // the same frame built from the docked P, A, B gives its position. Atoms
 // bonded to a rigid body do not move relative to it under Vina's torsions,
 // so this reproduces the prepared geometry of every hydrogen exactly.
-// Bond orders are the Kekule form of s, formal charges go to M  CHG lines.
+// The record is chem's molblock (Structure.Molblock: Kekule bond orders,
+// formal charges on M  CHG lines) followed by the tags.
 // Errors wrap ErrMapping.
 func PoseSDF(s *chem.Structure, pose *Pose, name string, tags []Tag) ([]byte, error) {
 	if s == nil || pose == nil || len(s.Atoms) == 0 {
@@ -32,8 +33,8 @@ func PoseSDF(s *chem.Structure, pose *Pose, name string, tags []Tag) ([]byte, er
 	if pose.SMILES != s.SMILES {
 		return nil, fmt.Errorf("docking: pose sdf: %w: pose is %s, structure is %s", ErrMapping, pose.SMILES, s.SMILES)
 	}
-	if len(s.Atoms) > 999 || len(s.Bonds) > 999 {
-		return nil, fmt.Errorf("docking: pose sdf: %w: more than 999 atoms or bonds for a V2000 record", ErrMapping)
+	if len(s.Atoms) > chem.MaxMolblockAtoms || len(s.Bonds) > chem.MaxMolblockAtoms {
+		return nil, fmt.Errorf("docking: pose sdf: %w: more than %d atoms or bonds for a V2000 record", ErrMapping, chem.MaxMolblockAtoms)
 	}
 	n := len(s.Atoms)
 	nb := s.Neighbors()
@@ -112,33 +113,13 @@ func PoseSDF(s *chem.Structure, pose *Pose, name string, tags []Tag) ([]byte, er
 		pos[i] = fromFrame(pos[p], pos[fa], db, fb >= 0, local)
 	}
 
-	var b bytes.Buffer
-	title := strings.NewReplacer("\n", " ", "\r", " ").Replace(name)
-	fmt.Fprintf(&b, "%s\n  molgraph      3D\n\n", title)
-	fmt.Fprintf(&b, "%3d%3d  0  0  0  0  0  0  0  0999 V2000\n", n, len(s.Bonds))
-	for i, a := range s.Atoms {
-		if math.Abs(pos[i][0]) > 99999 || math.Abs(pos[i][1]) > 99999 || math.Abs(pos[i][2]) > 99999 {
-			return nil, fmt.Errorf("docking: pose sdf: %w: coordinate out of range", ErrMapping)
-		}
-		fmt.Fprintf(&b, "%10.4f%10.4f%10.4f %-3s 0  0  0  0  0  0  0  0  0  0  0  0\n", pos[i][0], pos[i][1], pos[i][2], a.Element)
+	mb, err := s.Molblock(name, pos)
+	if err != nil {
+		return nil, fmt.Errorf("docking: pose sdf: %w: %v", ErrMapping, err)
 	}
-	for _, bd := range s.Bonds {
-		fmt.Fprintf(&b, "%3d%3d%3d  0\n", bd.Begin+1, bd.End+1, bd.Kekule)
-	}
-	var chg []string
-	for i, a := range s.Atoms {
-		if a.FormalCharge != 0 {
-			chg = append(chg, fmt.Sprintf(" %3d %3d", i+1, a.FormalCharge))
-		}
-	}
-	for len(chg) > 0 {
-		k := min(8, len(chg))
-		fmt.Fprintf(&b, "M  CHG%3d%s\n", k, strings.Join(chg[:k], ""))
-		chg = chg[k:]
-	}
-	b.WriteString("M  END\n")
+	b := bytes.NewBuffer(mb)
 	for _, t := range tags {
-		fmt.Fprintf(&b, "> <%s>\n%s\n\n", t.Name, strings.ReplaceAll(t.Value, "\n", " "))
+		fmt.Fprintf(b, "> <%s>\n%s\n\n", t.Name, strings.ReplaceAll(t.Value, "\n", " "))
 	}
 	b.WriteString("$$$$\n")
 	return b.Bytes(), nil
