@@ -149,7 +149,8 @@ SELECT DISTINCT ?ligand ?mode WHERE {
 // interactions end to end: the results JSON lists them per mode, the pose
 // SDF carries them atom by atom in its interactions tag, and SPARQL over
 // the job returns the poses that hydrogen-bond each named residue exactly
-// as the JSON says (checkHBondSPARQL).
+// as the JSON says (checkHBondSPARQL), and each pose's mg:poseValid and
+// failed checks as the JSON says (checkPoseValiditySPARQL).
 func TestDockingInteractionsSPARQL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Vina")
@@ -176,6 +177,7 @@ func TestDockingInteractionsSPARQL(t *testing.T) {
 		t.Fatalf("job: %v", job)
 	}
 	checkHBondSPARQL(t, f, id)
+	checkPoseValiditySPARQL(t, f, id)
 	pose := f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/poses/"+imatinib+"/1.sdf", "read", nil)
 	body := pose.Body.String()
 	i := strings.Index(body, "> <interactions>\n")
@@ -199,5 +201,215 @@ func TestDockingInteractionsSPARQL(t *testing.T) {
 		if len(it.LigandAtoms) == 0 || len(it.ReceptorAtoms) == 0 || it.ReceptorAtoms[0].Name == "" || it.Distance <= 0 {
 			t.Errorf("interaction without atoms: %+v", it)
 		}
+	}
+}
+
+// poseCheckPredicates names each pose check's mg:<check>Passed property as
+// the README spells it for users (written out here rather than taken from
+// ontology.PoseCheckTerms, so that a change of the vocabulary shows).
+var poseCheckPredicates = map[string]string{
+	"bond_lengths": "bondLengthsPassed", "bond_angles": "bondAnglesPassed", "internal_clash": "internalClashPassed",
+	"aromatic_ring_flatness": "aromaticRingFlatnessPassed", "double_bond_flatness": "doubleBondFlatnessPassed",
+	"stereo_inchikey": "stereoInchikeyPassed", "protein_clash": "proteinClashPassed", "energy_ratio": "energyRatioPassed",
+}
+
+// checkPoseValiditySPARQL: for job id (finished), SPARQL over the graph
+// says of every pose what the JSON results say: mg:poseValid (absent when
+// the JSON's valid is null), the checks that failed (mg:<check>Passed
+// false, per ligand and mode), and the README's query for valid poses
+// that hydrogen-bond a residue returns the modes whose JSON has valid true
+// and an hbond with it. It returns the number of valid poses and of
+// failed checks in the JSON, so that a caller can ask for both kinds.
+func checkPoseValiditySPARQL(t *testing.T, f *fixture, id string) (valid, failed int) {
+	t.Helper()
+	res := f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/results", "read", nil)
+	var results struct {
+		Results []struct {
+			Ligand string `json:"ligand"`
+			Modes  []struct {
+				Mode   int   `json:"mode"`
+				Valid  *bool `json:"valid"`
+				Checks []struct {
+					Name string `json:"name"`
+					Pass *bool  `json:"pass"`
+				} `json:"checks"`
+				Interactions []struct {
+					Type    string `json:"type"`
+					Residue struct {
+						Chain  string `json:"chain"`
+						Number int    `json:"number"`
+						Name   string `json:"name"`
+					} `json:"residue"`
+				} `json:"interactions"`
+			} `json:"modes"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(res.Body.Bytes(), &results); err != nil {
+		t.Fatalf("results: %v %s", err, res.Body)
+	}
+	validJSON := map[string]string{}    // "ligand/mode" -> "true", "false" or "" (not checked)
+	failedJSON := map[string][]string{} // "ligand/mode" -> failed checks' predicates, sorted
+	type resKey struct {
+		chain  string
+		number int
+		name   string
+	}
+	validHBond := map[resKey][]string{} // residue -> valid poses that H-bond it
+	for _, r := range results.Results {
+		for _, m := range r.Modes {
+			k := r.Ligand + "/" + strconv.Itoa(m.Mode)
+			validJSON[k] = ""
+			if m.Valid != nil {
+				validJSON[k] = strconv.FormatBool(*m.Valid)
+				if *m.Valid {
+					valid++
+				}
+			}
+			for _, c := range m.Checks {
+				p, ok := poseCheckPredicates[c.Name]
+				if !ok {
+					t.Fatalf("%s: unknown check %q", k, c.Name)
+				}
+				if c.Pass != nil && !*c.Pass {
+					failedJSON[k] = append(failedJSON[k], p)
+					failed++
+				}
+			}
+			sort.Strings(failedJSON[k])
+			for _, it := range m.Interactions {
+				if it.Type == "hbond" && m.Valid != nil && *m.Valid {
+					rk := resKey{it.Residue.Chain, it.Residue.Number, it.Residue.Name}
+					if !slices.Contains(validHBond[rk], k) {
+						validHBond[rk] = append(validHBond[rk], k)
+					}
+				}
+			}
+		}
+	}
+	if len(validJSON) == 0 {
+		t.Fatalf("job %s has no poses: %s", id, res.Body)
+	}
+	job := "http://example.org/id/docking-job/" + id
+	sparql := func(q string) []map[string]struct{ Value string } {
+		t.Helper()
+		rec := f.do(t, http.MethodGet, "/v1/sparql?query="+url.QueryEscape(q), "read", nil, "Accept", "application/sparql-results+json")
+		if rec.Code != http.StatusOK {
+			t.Fatalf("sparql: %d %s", rec.Code, rec.Body)
+		}
+		var sr struct {
+			Results struct {
+				Bindings []map[string]struct{ Value string } `json:"bindings"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &sr); err != nil {
+			t.Fatal(err)
+		}
+		return sr.Results.Bindings
+	}
+	poseKey := func(b map[string]struct{ Value string }) string {
+		lig := b["ligand"].Value
+		return lig[strings.LastIndexByte(lig, '/')+1:] + "/" + b["mode"].Value
+	}
+	const prefixes = "PREFIX mg: <https://w3id.org/molgraph/vocab#>\nPREFIX prov: <http://www.w3.org/ns/prov#>\n"
+	validSPARQL := map[string]string{}
+	for _, b := range sparql(prefixes + `SELECT ?ligand ?mode ?valid WHERE {
+  ?pose a mg:DockingPose ; prov:wasGeneratedBy <` + job + `> ; mg:ligand ?ligand ; mg:mode ?mode .
+  OPTIONAL { ?pose mg:poseValid ?valid }
+}`) {
+		k := poseKey(b)
+		if _, dup := validSPARQL[k]; dup {
+			t.Errorf("SPARQL: pose %s twice (two mg:poseValid values?)", k)
+		}
+		validSPARQL[k] = b["valid"].Value
+	}
+	if !maps.Equal(validSPARQL, validJSON) {
+		t.Errorf("mg:poseValid: SPARQL %v, JSON %v", validSPARQL, validJSON)
+	}
+	var checks []string
+	for _, p := range poseCheckPredicates {
+		checks = append(checks, "mg:"+p)
+	}
+	sort.Strings(checks)
+	failedSPARQL := map[string][]string{}
+	for _, b := range sparql(prefixes + `SELECT ?ligand ?mode ?check WHERE {
+  VALUES ?check { ` + strings.Join(checks, " ") + ` }
+  ?pose a mg:DockingPose ; prov:wasGeneratedBy <` + job + `> ; mg:ligand ?ligand ; mg:mode ?mode ; ?check false .
+} ORDER BY ?ligand ?mode ?check`) {
+		c := b["check"].Value
+		k := poseKey(b)
+		failedSPARQL[k] = append(failedSPARQL[k], c[strings.LastIndexByte(c, '#')+1:])
+	}
+	for k := range failedJSON {
+		if len(failedJSON[k]) == 0 {
+			delete(failedJSON, k)
+		}
+	}
+	if !maps.EqualFunc(failedSPARQL, failedJSON, slices.Equal) {
+		t.Errorf("failed checks: SPARQL %v, JSON %v", failedSPARQL, failedJSON)
+	}
+	for rk, want := range validHBond {
+		var got []string
+		for _, b := range sparql(prefixes + `SELECT DISTINCT ?ligand ?mode WHERE {
+  ?pose a mg:DockingPose ; prov:wasGeneratedBy <` + job + `> ; mg:poseValid true ;
+        mg:ligand ?ligand ; mg:mode ?mode ; mg:hydrogenBondWith ?res .
+  ?res mg:chain "` + rk.chain + `" ; mg:residueNumber ` + strconv.Itoa(rk.number) + ` ; mg:residueName "` + rk.name + `" .
+}`) {
+			got = append(got, poseKey(b))
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("valid poses H-bonding %s %s%d: SPARQL %v, JSON %v", rk.chain, rk.name, rk.number, got, want)
+		}
+	}
+	t.Logf("pose validity: %d poses, %d valid, %d failed checks (SPARQL = JSON): %v", len(validJSON), valid, failed, failedJSON)
+	return valid, failed
+}
+
+// TestDockingPoseValiditySPARQL: SPARQL over a docking job gives each
+// pose's mg:poseValid and failed checks as the JSON results do
+// (checkPoseValiditySPARQL), on two jobs of phenol into 1iep (Meeko
+// receptor, exhaustiveness 1): one in the documented box of the ATP
+// pocket (valid poses), one in a 4 Å box centred on a buried atom (CB of
+// Trp 423, 232 heavy atoms within 10 Å), where every pose lies inside the
+// protein and fails protein_clash: a pose in the box has atoms within
+// about 2 Å of receptor heavy atoms, ratio ~0.6 against
+// chem.PoseProteinRatio 0.75.
+func TestDockingPoseValiditySPARQL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Vina")
+	}
+	f, receptor, _ := newDockingFixture(t)
+	ph := f.do(t, "POST", "/v1/molecules", "write", strings.NewReader(`{"format":"smiles","content":"Oc1ccccc1","name":"phenol"}`),
+		"Content-Type", "application/json")
+	if ph.Code != http.StatusCreated {
+		t.Fatalf("phenol: %d %s", ph.Code, ph.Body)
+	}
+	phenol := decode[map[string]any](t, ph)["id"].(string)
+	run := func(center, size []float64) string {
+		t.Helper()
+		sub := f.postJob(t, map[string]any{"receptor": receptor, "ligands": []string{phenol}, "pocket": "box",
+			"box": map[string]any{"center": center, "size": size}, "exhaustiveness": 1, "seed": 42})
+		if sub.Code != http.StatusAccepted {
+			t.Fatalf("submit: %d %s", sub.Code, sub.Body)
+		}
+		id := decode[map[string]any](t, sub)["id"].(string)
+		for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
+			job := decode[map[string]any](t, f.do(t, http.MethodGet, "/v1/docking/jobs/"+id, "read", nil))
+			if s := job["status"]; s == "succeeded" {
+				return id
+			} else if s != "queued" && s != "running" {
+				t.Fatalf("job: %v", job)
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("job still running after 10 minutes")
+			}
+		}
+	}
+	if valid, _ := checkPoseValiditySPARQL(t, f, run([]float64{15.190, 53.903, 16.917}, []float64{20, 20, 20})); valid == 0 {
+		t.Error("pocket: no valid pose")
+	}
+	if _, failed := checkPoseValiditySPARQL(t, f, run([]float64{11.777, 51.111, 36.054}, []float64{4, 4, 4})); failed == 0 {
+		t.Error("buried box: no failed check")
 	}
 }
