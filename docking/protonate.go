@@ -38,7 +38,15 @@ const (
 	// "Receptor preparation at pH"): through the API, 1iep prepared by
 	// PDB2PQR docks imatinib (registered from SMILES, exhaustiveness 8,
 	// seed 42) at -10.8 kcal/mol with the top pose 12.3 Å off, by Open
-	// Babel at -12.4 kcal/mol and 0.8 Å (TestDocking1iepEndToEnd).
+	// Babel at -12.4 kcal/mol and 0.8 Å (TestDocking1iepEndToEnd). The
+	// PDB2PQR receptor is not what misses: the crystal pose of the ligand
+	// the API docks (imatinib neutralized by registration) scores -11.91
+	// on both receptors and relaxes (vina --local_only) to -13.00 / -12.99;
+	// Vina's search (exhaustiveness 8, seed 42) misses that minimum on the
+	// PDB2PQR grid. The same ligand protonated as at pH 7.4 (piperazinium
+	// NH+) docks into the PDB2PQR receptor at -12.64 kcal/mol, 1.0 Å
+	// (README, "Receptor preparation at pH"): the pH route needs the
+	// ligand at that pH too before it can be the default.
 	DefaultRoute = RouteObabel
 )
 
