@@ -317,7 +317,16 @@ func (d *dockQueue) wireBatch(opt *batch.TaskOptions, pool *chem.Pool, cfg serve
 	host, _ := os.Hostname()
 	d.serve(&jsq.Worker{NC: d.nc, Config: cfg.nats.jsq(0), Name: "serve-" + host + "-chem", Host: host, Slots: chemUnitSlots,
 		Engine: engine, Drain: cfg.shutdownTimeout,
-		Exec: map[string]queue.Executor{work.KindChem: work.ChemExecutor(pool, 2*pool.Workers())}}, log)
+		Exec: map[string]queue.Executor{work.KindChem: backgroundChem(work.ChemExecutor(pool, 2*pool.Workers()))}}, log)
+}
+
+// backgroundChem runs exec's chemistry as background work of the chem
+// pool (chem.Background): in serve, a request's chemistry goes first, as
+// for the in-process batch path.
+func backgroundChem(exec queue.Executor) queue.Executor {
+	return func(ctx context.Context, u queue.Unit, runs int) ([]byte, error) {
+		return exec(chem.Background(ctx), u, runs)
+	}
 }
 
 // serve runs w until stop.
