@@ -362,7 +362,9 @@ int mg_match_engines(const char *text, size_t len, int kind, int flags,
     mg::Matcher matcher(*q, ps);
     for (int i = 0; i < n; i++) {
       auto m = unpickle(pickles + offsets[i], offsets[i + 1] - offsets[i]);
-      fast[i] = matcher.usable() ? (matcher.has(*m) ? 1 : 0) : 2;
+      fast[i] = matcher.usable()
+                    ? (matcher.mayHave(mg::Matcher::compact(*m)) && matcher.has(*m) ? 1 : 0)
+                    : 2;
       rdkit[i] = SubstructMatch(*m, *q, ps).empty() ? 0 : 1;
     }
     return 0;
@@ -377,7 +379,11 @@ int mg_match_engines(const char *text, size_t len, int kind, int flags,
 struct mg_molset {
   int max;
   std::shared_mutex mu;
-  std::unordered_map<std::string, std::unique_ptr<ROMol>> mols;
+  struct entry {
+    std::unique_ptr<ROMol> mol;
+    mg::Matcher::Compact compact;  // for mg::Matcher::mayHave
+  };
+  std::unordered_map<std::string, entry> mols;
 };
 
 mg_molset *mg_molset_new(int max) {
@@ -406,9 +412,10 @@ int mg_molset_add(mg_molset *s, const char *id, size_t idlen,
       if (int(s->mols.size()) >= s->max || s->mols.count(key)) return 1;
     }
     auto m = unpickle(pickle, len);  // outside the lock
+    auto c = mg::Matcher::compact(*m);
     std::unique_lock<std::shared_mutex> lock(s->mu);
     if (int(s->mols.size()) >= s->max || s->mols.count(key)) return 1;
-    s->mols.emplace(std::move(key), std::move(m));
+    s->mols.emplace(std::move(key), mg_molset::entry{std::move(m), std::move(c)});
     return 0;
   } catch (...) {
     return -1;
@@ -440,7 +447,12 @@ int mg_molset_match(mg_molset *s, const char *text, size_t len, int kind,
         out[i] = 2;
         continue;
       }
-      out[i] = hasMatch(*q, *it->second, ps, super, fast) ? 1 : 0;
+      const auto &e = it->second;
+      if (!super && fast.usable() && !fast.mayHave(e.compact)) {
+        out[i] = 0;
+        continue;
+      }
+      out[i] = hasMatch(*q, *e.mol, ps, super, fast) ? 1 : 0;
     }
     return 0;
   } catch (const std::exception &e) {

@@ -9,6 +9,7 @@
 #include <GraphMol/ROMol.h>
 #include <GraphMol/Substruct/SubstructMatch.h>
 
+#include <bitset>
 #include <cstdint>
 #include <vector>
 
@@ -27,6 +28,14 @@ class Matcher {
   bool usable() const { return usable_; }
   // has reports whether m contains the query (usable() must hold).
   bool has(const RDKit::ROMol &m);
+  // Compact is a molecule's graph as element/aromaticity codes and bond
+  // types in one small buffer (empty: too large to encode).
+  using Compact = std::vector<std::uint8_t>;
+  static Compact compact(const RDKit::ROMol &m);
+  // mayHave is a relaxed match on c: atoms compared only by the element
+  // and aromaticity their query allows, bonds by the bond types theirs
+  // allows. false proves that has() is false; true proves nothing.
+  bool mayHave(const Compact &c);
 
  private:
   struct Step {
@@ -48,6 +57,8 @@ class Matcher {
   std::vector<unsigned> cursor_;  // per step: next candidate position
   std::vector<const RDKit::Atom *> matoms_;
   std::vector<std::uint32_t> qidx_;
+  std::vector<std::bitset<256>> types_;  // per query atom: allowed codes
+  std::vector<std::uint8_t> bondTypes_;  // per query bond: allowed bond codes
   std::vector<int> cur_;  // molecule atom of each step, -1 none
   std::vector<std::vector<std::pair<unsigned, const RDKit::Bond *>>> nbrs_;
   bool compat(unsigned qa, unsigned ma);
