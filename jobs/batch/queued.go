@@ -102,22 +102,7 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 		}
 		return added, emit()
 	}
-	// Queue errors (NATS unreachable, a stream leader moving) stall the
-	// job, never fail it: each call is retried until ctx ends.
-	retry := func(what string, fn func() error) error {
-		for wait := time.Second; ; wait = min(2*wait, 15*time.Second) {
-			err := fn()
-			if err == nil || ctx.Err() != nil {
-				return err
-			}
-			log.Warn("queue unreachable; retrying", "op", what, "err", err, "in", wait.String())
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(wait):
-			}
-		}
-	}
+	retry := func(what string, fn func() error) error { return queue.Retry(ctx, log, what, fn) }
 	enqueue := func(us []queue.Unit, why string) error {
 		if len(us) == 0 {
 			return nil

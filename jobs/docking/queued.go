@@ -26,22 +26,7 @@ func (t *Task) runQueued(ctx context.Context, j jobs.Job, c *committer, dj work.
 	if inputs == nil {
 		return fmt.Errorf("docking job %s: the queue has no input store", j.ID)
 	}
-	// Queue errors (NATS unreachable, a stream leader moving) stall the
-	// job, never fail it: each call is retried until ctx ends.
-	retry := func(what string, fn func() error) error {
-		for wait := time.Second; ; wait = min(2*wait, 15*time.Second) {
-			err := fn()
-			if err == nil || ctx.Err() != nil {
-				return err
-			}
-			log.Warn("queue unreachable; retrying", "op", what, "err", err, "in", wait.String())
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(wait):
-			}
-		}
-	}
+	retry := func(what string, fn func() error) error { return queue.Retry(ctx, log, what, fn) }
 	var sha string
 	err := retry("put receptor", func() (err error) {
 		sha, err = inputs.PutInput(ctx, receptor)

@@ -23,6 +23,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
@@ -164,4 +165,23 @@ func (m *MemInputs) GetInput(ctx context.Context, sha string) ([]byte, error) {
 		return d, nil
 	}
 	return nil, fmt.Errorf("%w: input %s not found", ErrFault, sha)
+}
+
+// Retry calls fn until it succeeds or ctx ends, waiting 1 s, 2 s, 4 s …
+// (at most 15 s) between calls and logging each failure on log: queue
+// errors (NATS unreachable, a stream leader moving) stall a job, never
+// fail it. It returns nil, or ctx's error once ctx has ended.
+func Retry(ctx context.Context, log *slog.Logger, what string, fn func() error) error {
+	for wait := time.Second; ; wait = min(2*wait, 15*time.Second) {
+		err := fn()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		log.Warn("queue unreachable; retrying", "op", what, "err", err, "in", wait.String())
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
