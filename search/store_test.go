@@ -189,6 +189,32 @@ func TestIndexRestartAndRebuild(t *testing.T) {
 	if got := fpIDs(t, st); !slices.Equal(got, mols) {
 		t.Errorf("after rebuild %d entries for %d molecules", len(got), len(mols))
 	}
+
+	// every entry lost: the index is rebuilt from the graph in full
+	kvs = kvs[:0]
+	for _, id := range mols {
+		kvs = append(kvs, graph.SideEntry{Key: []byte("f" + id)}, graph.SideEntry{Key: []byte("p" + id)})
+	}
+	if err := st.PutSide(ctx, kvs); err != nil {
+		t.Fatal(err)
+	}
+	if got := fpIDs(t, st); len(got) != 0 {
+		t.Fatalf("%d entries left after deleting all", len(got))
+	}
+	x2, err := search.Open(ctx, st, testPool(t), base, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x2.Close()
+	if got := allIDs(t, x2); !slices.Equal(got, mols) {
+		t.Errorf("after a full rebuild the index holds %d molecules, graph %d", len(got), len(mols))
+	}
+	if got := acids(x2); !slices.Equal(got, want) {
+		t.Errorf("acids after a full rebuild: %d, before %d", len(got), len(want))
+	}
+	if got := fpIDs(t, st); !slices.Equal(got, mols) {
+		t.Errorf("after a full rebuild %d entries for %d molecules", len(got), len(mols))
+	}
 }
 
 // TestSearchSeesOnlyCommitted searches while molecules are registered:
