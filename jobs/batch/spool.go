@@ -10,20 +10,14 @@ import (
 
 	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/jobs/work"
 	"github.com/molgraph/molgraph/parsers/sdf"
 )
 
 // SpoolMediaType is the media type of a spooled upload: JSON lines, one
-// record per line ({"f": format, "c": content, "n": name, "g": generate_3d}).
+// record per line ({"f": format, "c": content, "n": name, "g": generate_3d}:
+// work.ChemInput, the record a chemistry unit carries).
 const SpoolMediaType = "application/x-ndjson"
-
-// spoolLine is one line of a spool.
-type spoolLine struct {
-	Format  chem.Format `json:"f"`
-	Content string      `json:"c"`
-	Name    string      `json:"n,omitempty"`
-	Gen3D   bool        `json:"g,omitempty"`
-}
 
 // RecordSource yields the inputs of an upload; io.EOF ends it.
 type RecordSource func() (Input, error)
@@ -148,7 +142,7 @@ func Spool(blobs *graph.Blobs, src RecordSource, lim Limits) (graph.BlobRef, int
 				pw.CloseWithError(fmt.Errorf("%w: more than %d records", ErrBatchTooLarge, maxRecords))
 				return
 			}
-			if err := enc.Encode(spoolLine{in.Format, in.Content, in.Name, in.Generate3D}); err != nil {
+			if err := enc.Encode(in.chem()); err != nil {
 				pw.CloseWithError(err)
 				return
 			}
@@ -201,13 +195,13 @@ func (s *spoolReader) next() (int, Input, error) {
 	if err != nil && err != io.EOF {
 		return 0, Input{}, fmt.Errorf("read spool: %w", err)
 	}
-	var l spoolLine
+	var l work.ChemInput
 	if err := json.Unmarshal(line, &l); err != nil {
 		return 0, Input{}, fmt.Errorf("read spool record %d: %w: %v", s.index, ErrBadUpload, err)
 	}
 	i := s.index
 	s.index++
-	return i, Input{Format: l.Format, Content: l.Content, Name: l.Name, Generate3D: l.Gen3D}, nil
+	return i, Input{Format: l.Format, Content: l.Content, Name: l.Name, Generate3D: l.Generate3D}, nil
 }
 
 func (s *spoolReader) Close() error { return s.rc.Close() }
