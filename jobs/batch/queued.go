@@ -57,7 +57,8 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 			if cur == nil {
 				return nil
 			}
-			body, err := json.Marshal(work.ChemTask{First: cur.first, Records: chemInputs(cur.ins)})
+			task := work.ChemTask{First: cur.first, Records: chemInputs(cur.ins)}
+			body, err := json.Marshal(task)
 			if err != nil {
 				return err
 			}
@@ -68,7 +69,7 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 			if len(body) > t.opt.MaxUnitBody {
 				// One record too large for a message (a raised
 				// --batch-max-sd-record): prepared here.
-				o, err := work.Chemistry(ctx, t.reg.pool, t.opt.Parallel, work.ChemTask{First: cur.first, Records: chemInputs(cur.ins)})
+				o, err := work.Chemistry(ctx, t.reg.pool, t.opt.Parallel, task)
 				if err != nil {
 					return err
 				}
