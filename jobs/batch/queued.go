@@ -103,16 +103,11 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 		}
 		return added, emit()
 	}
-	retry := func(what string, fn func() error) error { return queue.Retry(ctx, log, what, fn) }
 	enqueue := func(us []queue.Unit, why string) error {
 		if len(us) == 0 {
 			return nil
 		}
-		var n int
-		err := retry("enqueue", func() (err error) {
-			n, err = q.Enqueue(ctx, us)
-			return err
-		})
+		n, err := queue.EnqueueRetrying(ctx, log, q, us)
 		if err == nil && why != "" {
 			log.Info("chemistry units enqueued", "why", why, "units", len(us), "added", n)
 		}
@@ -135,11 +130,8 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 	}
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	var outs <-chan queue.Outcome
-	if err := retry("outcomes", func() (err error) {
-		outs, err = q.Outcomes(octx, j.IRI)
-		return err
-	}); err != nil {
+	outs, err := queue.OutcomesRetrying(octx, log, q, j.IRI)
+	if err != nil {
 		return t.queuedEnd(ctx, j, err)
 	}
 	// commitReady commits the contiguous run of results from the

@@ -26,9 +26,8 @@ func (t *Task) runQueued(ctx context.Context, j jobs.Job, c *committer, dj work.
 	if inputs == nil {
 		return fmt.Errorf("docking job %s: the queue has no input store", j.ID)
 	}
-	retry := func(what string, fn func() error) error { return queue.Retry(ctx, log, what, fn) }
 	var sha string
-	err := retry("put receptor", func() (err error) {
+	err := queue.Retry(ctx, log, "put receptor", func() (err error) {
 		sha, err = inputs.PutInput(ctx, receptor)
 		return err
 	})
@@ -57,11 +56,7 @@ func (t *Task) runQueued(ctx context.Context, j jobs.Job, c *committer, dj work.
 				us = append(us, u)
 			}
 		}
-		var n int
-		err := retry("enqueue", func() (err error) {
-			n, err = q.Enqueue(ctx, us)
-			return err
-		})
+		n, err := queue.EnqueueRetrying(ctx, log, q, us)
 		if err != nil {
 			return err
 		}
@@ -73,11 +68,8 @@ func (t *Task) runQueued(ctx context.Context, j jobs.Job, c *committer, dj work.
 	}
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	var outs <-chan queue.Outcome
-	if err := retry("outcomes", func() (err error) {
-		outs, err = q.Outcomes(octx, j.IRI)
-		return err
-	}); err != nil {
+	outs, err := queue.OutcomesRetrying(octx, log, q, j.IRI)
+	if err != nil {
 		return t.queuedEnd(ctx, j)
 	}
 	stall := time.NewTimer(t.opt.Stall)

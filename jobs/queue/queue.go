@@ -185,3 +185,25 @@ func Retry(ctx context.Context, log *slog.Logger, what string, fn func() error) 
 		}
 	}
 }
+
+// EnqueueRetrying is q.Enqueue(ctx, units) retried as Retry does (the
+// step every queued job takes at its start and after a stall): it returns
+// how many units were added.
+func EnqueueRetrying(ctx context.Context, log *slog.Logger, q Queue, units []Unit) (int, error) {
+	var n int
+	err := Retry(ctx, log, "enqueue", func() (err error) {
+		n, err = q.Enqueue(ctx, units)
+		return err
+	})
+	return n, err
+}
+
+// OutcomesRetrying is q.Outcomes(ctx, job) retried as Retry does.
+func OutcomesRetrying(ctx context.Context, log *slog.Logger, q Queue, job quad.IRI) (<-chan Outcome, error) {
+	var outs <-chan Outcome
+	err := Retry(ctx, log, "outcomes", func() (err error) {
+		outs, err = q.Outcomes(ctx, job)
+		return err
+	})
+	return outs, err
+}
