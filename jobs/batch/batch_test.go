@@ -316,14 +316,24 @@ func TestBatchJob(t *testing.T) {
 // would), closes and reopens the Badger store, and resumes: the job ends
 // with every record processed exactly once.
 func TestBatchResume(t *testing.T) {
-	lines := readNCI(t, 1500)
+	stopAndResume(t, readNCI(t, 1500), func(st *graph.Store) *batch.Task {
+		return batch.NewTask(batch.NewRegistry(st, newPool(t), base, nil), batch.TaskOptions{ChunkRecords: 200})
+	}, func() {})
+}
+
+// stopAndResume runs lines as a batch job of newTask(store) on a Badger
+// store in a new directory, stops the runner once 200 records are
+// processed (as a shutdown would) and closes the store, calls between,
+// then reopens the store and resumes the job with a new task: it must
+// succeed with every record processed exactly once (checkJob).
+func stopAndResume(t *testing.T, lines []string, newTask func(*graph.Store) *batch.Task, between func()) {
+	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
 	var iri quad.IRI
 	{
 		st := openStore(t, dir)
-		reg := batch.NewRegistry(st, newPool(t), base, nil)
-		task := batch.NewTask(reg, batch.TaskOptions{ChunkRecords: 200})
+		task := newTask(st)
 		runner, _ := jobs.NewRunner(st, base, []jobs.Task{task}, jobs.Options{})
 		if _, err := runner.Start(ctx); err != nil {
 			t.Fatal(err)
@@ -339,10 +349,10 @@ func TestBatchResume(t *testing.T) {
 		t.Logf("stopped at %d of %d", batch.CountsOf(&j).Processed, len(lines))
 		st.Close()
 	}
+	between()
 	st := openStore(t, dir)
 	defer st.Close()
-	reg := batch.NewRegistry(st, newPool(t), base, nil)
-	task := batch.NewTask(reg, batch.TaskOptions{ChunkRecords: 200})
+	task := newTask(st)
 	runner, _ := jobs.NewRunner(st, base, []jobs.Task{task}, jobs.Options{})
 	defer runner.Close()
 	n, err := runner.Start(ctx)

@@ -265,7 +265,6 @@ func sameBatchResults(t *testing.T, aSt *graph.Store, a jobs.Job, bSt *graph.Sto
 // the in-process job.
 func TestQueuedBatchResume(t *testing.T) {
 	lines := readNCI(t, 1500)
-	dir := t.TempDir()
 	ctx := context.Background()
 	q := queue.NewLocal(queue.Options{AckWait: time.Second, NakDelay: 100 * time.Millisecond})
 	defer q.Close()
@@ -277,39 +276,9 @@ func TestQueuedBatchResume(t *testing.T) {
 	go func() { defer close(served); w.Serve(wctx) }()
 	defer func() { stop(); <-served }()
 	opt := batch.TaskOptions{Queue: q, Engine: "e1", Window: 400, Stall: time.Minute}
-	var iri quad.IRI
-	{
-		st := openStore(t, dir)
-		task := batch.NewTask(batch.NewRegistry(st, pool, base, nil), opt)
-		runner, _ := jobs.NewRunner(st, base, []jobs.Task{task}, jobs.Options{})
-		if _, err := runner.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		j := submit(t, st, task, runner, lines)
-		iri = j.IRI
-		j = waitFor(t, runner, iri, func(j jobs.Job) bool { return batch.CountsOf(&j).Processed >= 200 })
-		runner.Close()
-		j, _ = runner.Get(ctx, iri)
-		if j.Status != jobs.Running || batch.CountsOf(&j).Processed >= int64(len(lines)) {
-			t.Fatalf("after stop: %s %+v", j.Status, batch.CountsOf(&j))
-		}
-		t.Logf("stopped at %d of %d", batch.CountsOf(&j).Processed, len(lines))
-		st.Close()
-	}
-	q.Lose()
-	st := openStore(t, dir)
-	defer st.Close()
-	task := batch.NewTask(batch.NewRegistry(st, pool, base, nil), opt)
-	runner, _ := jobs.NewRunner(st, base, []jobs.Task{task}, jobs.Options{})
-	defer runner.Close()
-	if n, err := runner.Start(ctx); err != nil || n != 1 {
-		t.Fatalf("resumed %d jobs, err %v", n, err)
-	}
-	j := waitFor(t, runner, iri, func(j jobs.Job) bool { return j.Status.Finished() })
-	if j.Status != jobs.Succeeded {
-		t.Fatalf("job %+v", j)
-	}
-	checkJob(t, st, j, lines, 0)
+	stopAndResume(t, lines, func(st *graph.Store) *batch.Task {
+		return batch.NewTask(batch.NewRegistry(st, pool, base, nil), opt)
+	}, q.Lose)
 	if s, _ := q.Stats(ctx, ""); s.Queued != 0 || s.Outcomes != 0 {
 		t.Errorf("queue after the job: %+v", s)
 	}
