@@ -22,18 +22,7 @@ ROUNDS=${ROUNDS:-1}
 PORT=${PORT:-18195}
 WORK=${WORK:-$(mktemp -d /tmp/molgraph-bench-scale-batch.XXXXXX)}
 BIN=${BIN:-$ROOT/bin/molgraph}
-KEY=bench-key-0123456789abcdefghijklmnopqrstuvwxyz0123456789
-TCK=$(getconf CLK_TCK)
-cd "$ROOT"
-[ -x "$BIN" ] || go build -o "$BIN" ./cmd/molgraph
-
-now() { date +%s.%N; }
-load() { cut -d' ' -f1 /proc/loadavg; }
-cpu() { awk '{print $14+$15+$16+$17}' "/proc/$1/stat"; }
-api() { curl -sS -f -H "Authorization: Bearer $KEY" "$@"; }
-PIDS=""
-cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT INT TERM
+. "$ROOT/jobs/queue/benchlib.sh"
 
 # run MODE: one fresh server (and worker), one upload.
 run() {
@@ -62,9 +51,7 @@ run() {
 			--chem-workers "$CHEM" --name bench-chem --work-dir "$d/w" --log-format text 2>"$d/worker.log" >/dev/null &
 		wpid=$!
 		PIDS="$PIDS $wpid"
-		until [ "$("$BIN" workers --nats-url "nats://127.0.0.1:$((PORT + 1))" --nats-creds "$d/data/nats/worker.nk" 2>/dev/null | jq '.workers | length')" = 1 ]; do
-			sleep 0.5
-		done
+		waitworkers "nats://127.0.0.1:$((PORT + 1))" "$d/data/nats/worker.nk" 1
 	fi
 	l0=$(load)
 	c0=$(cpu $spid)
@@ -88,7 +75,7 @@ run() {
 	if [ -n "$wpid" ]; then w1=$(cpu $wpid); fi
 	n=$(jq -r .processed "$d/view.json")
 	jq -c '[.total, .processed, .created, .existing, .failed]' "$d/view.json" >"$WORK/counts-$mode-$r"
-	echo "$mode $(echo "$t0 $t1" | awk '{printf "%.1f", $2-$1}') $(echo "$c0 $c1 $TCK" | awk '{printf "%.1f", ($2-$1)/$3}') $(echo "$c0 $c1 $TCK $n" | awk '{printf "%.3f", 1000*($2-$1)/$3/$4}') $(echo "$w0 $w1 $TCK" | awk '{printf "%.1f", ($2-$1)/$3}') $n $l0 $(load)" >>"$WORK/runs"
+	echo "$mode $(secs "$t0" "$t1") $(cpusecs "$c0" "$c1") $(echo "$c0 $c1 $TCK $n" | awk '{printf "%.3f", 1000*($2-$1)/$3/$4}') $(cpusecs "$w0" "$w1") $n $l0 $(load)" >>"$WORK/runs"
 	kill $spid $wpid 2>/dev/null || true
 	wait $spid 2>/dev/null || true
 	if [ -n "$wpid" ]; then wait $wpid 2>/dev/null || true; fi
@@ -107,7 +94,6 @@ cleanup
 trap - EXIT INT TERM
 printf '\n| run | wall s | server CPU s | server CPU ms/record | worker CPU s | records | load before / after |\n|---|---|---|---|---|---|---|\n'
 awk '{printf "| %s | %s | %s | %s | %s | %s | %s / %s |\n", $1, $2, $3, $4, $5, $6, $7, $8}' "$WORK/runs"
-med() { awk -v n="$1" -v c="$2" '$1 == n {print $c}' "$WORK/runs" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 echo
 echo "median wall: local $(med local 2) s, nats $(med nats 2) s; server CPU per record: local $(med local 4) ms, nats coordinator $(med nats 4) ms"
 echo "$(med local 2) $(med nats 2)" | awk '{printf "NATS overhead (wall): %+.1f %% (target <= 10 %%)\n", 100*($2-$1)/$1}'

@@ -30,20 +30,8 @@ ROUNDS=${ROUNDS:-1}
 PORT=${PORT:-18190}
 WORK=${WORK:-$(mktemp -d /tmp/molgraph-bench-scale.XXXXXX)}
 BIN=${BIN:-$ROOT/bin/molgraph}
-KEY=bench-key-0123456789abcdefghijklmnopqrstuvwxyz0123456789
-TCK=$(getconf CLK_TCK)
-cd "$ROOT"
-[ -x "$BIN" ] || go build -o "$BIN" ./cmd/molgraph
-
-now() { date +%s.%N; }
-load() { cut -d' ' -f1 /proc/loadavg; }
-# CPU jiffies of a process and its reaped children
-cpu() { awk '{print $14+$15+$16+$17}' "/proc/$1/stat"; }
+. "$ROOT/jobs/queue/benchlib.sh"
 boxval() { awk -F= -v k="$1" '{gsub(/[ \t\r]/, "")} $1 == k {print $2}' "$BOX"; }
-
-PIDS=""
-cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT INT TERM
 
 rm -rf "$WORK/local" "$WORK/nats" "$WORK/w1" "$WORK/w2"
 mkdir -p "$WORK"
@@ -63,7 +51,6 @@ for u in $ULOCAL $UNATS; do
 		sleep 0.2
 	done
 done
-api() { curl -sS -f -H "Authorization: Bearer $KEY" "$@"; }
 
 # The same receptor and ligands (3D conformers) on both servers.
 CX=$(boxval center_x) CY=$(boxval center_y) CZ=$(boxval center_z)
@@ -98,9 +85,7 @@ startworkers() {
 		PIDS="$PIDS $!"
 		i=$((i + 1))
 	done
-	until [ "$("$BIN" workers --nats-url "$NATSURL" --nats-creds "$WORK/nats/nats/worker.nk" 2>/dev/null | jq '.workers | length')" = "$1" ]; do
-		sleep 0.5
-	done
+	waitworkers "$NATSURL" "$WORK/nats/nats/worker.nk" "$1"
 }
 stopworkers() {
 	for p in $WPIDS; do kill "$p" 2>/dev/null || true; done
@@ -131,7 +116,7 @@ run() {
 	for p in $WPIDS; do w1=$((w1 + $(cpu "$p"))); done
 	api "$2/v1/docking/jobs/$job/results?limit=1000" |
 		jq -r '.results[] | .ligand + " " + ([.modes[].affinity_kcal | tostring] | join(" "))' | sort >"$WORK/aff-$1-$r"
-	echo "$1 $(echo "$t0 $t1" | awk '{printf "%.1f", $2-$1}') $(echo "$c0 $c1 $TCK" | awk '{printf "%.1f", ($2-$1)/$3}') $(echo "$w0 $w1 $TCK" | awk '{printf "%.1f", ($2-$1)/$3}') $l0 $(load)" >>"$WORK/runs"
+	echo "$1 $(secs "$t0" "$t1") $(cpusecs "$c0" "$c1") $(cpusecs "$w0" "$w1") $l0 $(load)" >>"$WORK/runs"
 }
 
 echo "$N ligands ($(basename "$LIGANDS")), 1iep, exhaustiveness $EXH, seed $SEED, $ROUNDS round(s), $(nproc) cores"
@@ -152,8 +137,7 @@ trap - EXIT INT TERM
 
 printf '\n| run | wall s | server CPU s | workers CPU s (incl. vina) | load before / after |\n|---|---|---|---|---|\n'
 awk '{printf "| %s | %s | %s | %s | %s / %s |\n", $1, $2, $3, $4, $5, $6}' "$WORK/runs"
-med() { awk -v n="$1" '$1 == n {print $2}' "$WORK/runs" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-ML=$(med local) M2=$(med nats2) M1=$(med nats1)
+ML=$(med local 2) M2=$(med nats2 2) M1=$(med nats1 2)
 echo
 echo "median wall: local $ML s, nats 2 workers $M2 s, nats 1 worker $M1 s"
 echo "$ML $M2" | awk '{printf "NATS overhead (nats2 vs local, 2 vina at a time each): %+.1f %% (target <= 5 %%)\n", 100*($2-$1)/$1}'
