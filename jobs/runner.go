@@ -196,24 +196,10 @@ func (r *Runner) Submit(ctx context.Context, j Job) (Job, error) {
 		j.CreatedAt = r.opt.Now().UTC()
 	}
 	j.StartedAt, j.EndedAt, j.Error = time.Time{}, time.Time{}, ""
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return j, fmt.Errorf("jobs: submit %s: %w", j.IRI, ErrClosed)
-	}
-	owner := OwnerFrom(ctx)
-	if err := r.admitLocked(owner); err != nil {
-		r.mu.Unlock()
+	started, err := r.commitSubmitted(ctx, j)
+	if err != nil {
 		return j, fmt.Errorf("jobs: submit %s: %w", j.IRI, err)
 	}
-	if err := r.store.CommitGraphs(ctx, []graph.NamedGraph{{IRI: j.IRI, Quads: j.Quads(r.base)}}, nil); err != nil {
-		r.mu.Unlock()
-		return j, fmt.Errorf("jobs: submit %s: %w", j.IRI, err)
-	}
-	r.track(j.IRI, owner)
-	// Not started yet: Start finds the job in the store.
-	started := r.started
-	r.mu.Unlock()
 	// The wait for durability outside r.mu, where the submissions queued
 	// behind this one commit meanwhile and share its fsync round (with it
 	// inside, each waited for a round of its own per submission before
@@ -232,6 +218,27 @@ func (r *Runner) Submit(ctx context.Context, j Job) (Job, error) {
 		r.mu.Unlock()
 	}
 	return j, nil
+}
+
+// commitSubmitted is Submit's part under r.mu: it admits j's owner,
+// commits j's graph (visible, not yet durable) and counts j as
+// unfinished. It reports whether the runner is started (if not, Start
+// finds the job in the store).
+func (r *Runner) commitSubmitted(ctx context.Context, j Job) (started bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false, ErrClosed
+	}
+	owner := OwnerFrom(ctx)
+	if err := r.admitLocked(owner); err != nil {
+		return false, err
+	}
+	if err := r.store.CommitGraphs(ctx, []graph.NamedGraph{{IRI: j.IRI, Quads: j.Quads(r.base)}}, nil); err != nil {
+		return false, err
+	}
+	r.track(j.IRI, owner)
+	return r.started, nil
 }
 
 // Admit reports whether Submit would now accept a job of owner: nil, or
