@@ -402,18 +402,30 @@ func (s *Store) putGraphs(ctx context.Context, graphs []NamedGraph, sets []normG
 // Graph returns the quads of the named graph g in N-Triples order
 // (rdfio.SortQuads), or ErrNotFound.
 func (s *Store) Graph(ctx context.Context, g quad.IRI) ([]quad.Quad, error) {
+	out, err := s.GraphUnsorted(ctx, g)
+	if err != nil {
+		return nil, fmt.Errorf("graph %s: %w", g, err)
+	}
+	rdfio.SortQuads(out)
+	return out, nil
+}
+
+// GraphUnsorted returns the quads of the named graph g in the store's
+// order, or ErrNotFound (not wrapped): for callers that do not depend on
+// the order, since sorting by the N-Triples form of every term can cost
+// more than the read itself.
+func (s *Store) GraphUnsorted(ctx context.Context, g quad.IRI) ([]quad.Quad, error) {
 	var out []quad.Quad
 	err := s.Match(ctx, Pattern{Label: g}, func(q quad.Quad) error {
 		out = append(out, q)
 		return nil
 	})
+	if err == nil && len(out) == 0 {
+		err = ErrNotFound
+	}
 	if err != nil {
-		return nil, fmt.Errorf("graph %s: %w", g, err)
+		return nil, err
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("graph %s: %w", g, ErrNotFound)
-	}
-	rdfio.SortQuads(out)
 	return out, nil
 }
 

@@ -151,18 +151,10 @@ func (g *Registry) IRI(id string) quad.IRI {
 
 // Get reads the molecule id from the graph (graph.ErrNotFound if absent).
 func (g *Registry) Get(ctx context.Context, id string) (ontology.MoleculeRecord, error) {
-	// The quads in the store's order, not Graph's N-Triples order:
-	// MoleculeFromQuads does not depend on the order, and sorting by the
-	// N-Triples form of every term cost more than the read itself (list
-	// pages read up to 100 molecules).
-	var qs []quad.Quad
-	err := g.store.Match(ctx, graph.Pattern{Label: g.IRI(id)}, func(q quad.Quad) error {
-		qs = append(qs, q)
-		return nil
-	})
-	if err == nil && len(qs) == 0 {
-		err = graph.ErrNotFound
-	}
+	// Unsorted: MoleculeFromQuads does not depend on the order, and the
+	// sort cost more than the read itself (list pages read up to 100
+	// molecules).
+	qs, err := g.store.GraphUnsorted(ctx, g.IRI(id))
 	if err != nil {
 		return ontology.MoleculeRecord{}, fmt.Errorf("molecule %s: %w", id, err)
 	}
