@@ -40,7 +40,7 @@ import (
 // one that would not fit is not built and the per-solution path goes on.
 
 // rowIndex indexes solutions by the variables they bind, for probes by
-// a solution binding some of them.
+// a solution binding some of them (here, and by MINUS: minus.go).
 type rowIndex struct {
 	groups []*rowGroup
 }
@@ -49,13 +49,14 @@ type rowIndex struct {
 type rowGroup struct {
 	slots []int
 	rows  []row
-	// tables by the slots shared with the probing solutions (sharedSig).
+	// tables by the slots shared with the probing solutions (keyed by
+	// their list, "s,"... as table and minusExcludes write it).
 	tables map[string]*rowTable
 }
 
 // rowTable maps the key of the shared variables to the group's rows.
 type rowTable struct {
-	one   map[quad.Value][]int32 // one shared variable: by fastGroupKey
+	one   map[quad.Value][]int32 // one shared variable: by probeKey
 	multi map[string][]int32     // several, or terms without a fast key
 }
 
@@ -119,6 +120,55 @@ func multiKey(a row, slots []int) string {
 	return k.String()
 }
 
+// add indexes row i of a group of n rows, b, by its values at shared
+// (one shared variable: by probeKey when it has one) and returns the
+// bytes that costs.
+func (t *rowTable) add(b row, shared []int, i, n int) int {
+	if len(shared) == 1 {
+		if k, ok := probeKey(b[shared[0]]); ok {
+			if t.one == nil {
+				t.one = make(map[quad.Value][]int32, n)
+			}
+			t.one[k] = append(t.one[k], int32(i))
+			return mapEntryBytes + valueBytes + 4
+		}
+	}
+	if t.multi == nil {
+		if len(shared) == 1 {
+			n = 0 // the terms without a fast key: few
+		}
+		t.multi = make(map[string][]int32, n)
+	}
+	k := multiKey(b, shared)
+	t.multi[k] = append(t.multi[k], int32(i))
+	return mapEntryBytes + len(k) + 4
+}
+
+// candidates returns the rows of t whose keys at shared are a's: those
+// that may agree with a (agree confirms).
+func (t *rowTable) candidates(a row, shared []int) []int32 {
+	var cands []int32
+	if len(shared) == 1 && t.one != nil {
+		if k, ok := probeKey(a[shared[0]]); ok {
+			cands = t.one[k]
+		}
+	}
+	if t.multi != nil {
+		cands = append(cands[:len(cands):len(cands)], t.multi[multiKey(a, shared)]...)
+	}
+	return cands
+}
+
+// agree reports whether a and b hold the same terms (sameTerm) at shared.
+func agree(a, b row, shared []int) bool {
+	for _, s := range shared {
+		if !sameTerm(a[s], b[s]) {
+			return false
+		}
+	}
+	return true
+}
+
 // table returns g's table for the shared slots, building and charging it
 // the first time; nil when it does not fit the memory budget.
 func (ex *exec) table(g *rowGroup, shared []int, charged *int) *rowTable {
@@ -149,29 +199,8 @@ func (ex *exec) table(g *rowGroup, shared []int, charged *int) *rowTable {
 			}
 		}
 	}
-	if len(shared) == 1 {
-		s := shared[0]
-		t.one = make(map[quad.Value][]int32, len(g.rows))
-		for i, b := range g.rows {
-			if k, ok := probeKey(b[s]); ok {
-				t.one[k] = append(t.one[k], int32(i))
-				cost += mapEntryBytes + valueBytes + 4
-				continue
-			}
-			if t.multi == nil {
-				t.multi = map[string][]int32{}
-			}
-			k := multiKey(b, shared)
-			t.multi[k] = append(t.multi[k], int32(i))
-			cost += mapEntryBytes + len(k) + 4
-		}
-	} else {
-		t.multi = make(map[string][]int32, len(g.rows))
-		for i, b := range g.rows {
-			k := multiKey(b, shared)
-			t.multi[k] = append(t.multi[k], int32(i))
-			cost += mapEntryBytes + len(k) + 4
-		}
+	for i, b := range g.rows {
+		cost += t.add(b, shared, i, len(g.rows))
 	}
 	if !ex.fits(cost) {
 		return nil
@@ -219,25 +248,11 @@ func (ex *exec) probe(ix *rowIndex, a row, charged *int, fn func(b row) error) (
 			}
 			continue
 		}
-		var cands []int32
-		if len(p.shared) == 1 && p.t.one != nil {
-			if k, ok := probeKey(a[p.shared[0]]); ok {
-				cands = p.t.one[k]
-			}
-		}
-		if p.t.multi != nil {
-			cands = append(cands[:len(cands):len(cands)], p.t.multi[multiKey(a, p.shared)]...)
-		}
-	next:
-		for _, i := range cands {
-			b := p.g.rows[i]
-			for _, s := range p.shared {
-				if !sameTerm(a[s], b[s]) {
-					continue next
+		for _, i := range p.t.candidates(a, p.shared) {
+			if b := p.g.rows[i]; agree(a, b, p.shared) {
+				if err := fn(b); err != nil {
+					return true, err
 				}
-			}
-			if err := fn(b); err != nil {
-				return true, err
 			}
 		}
 	}
