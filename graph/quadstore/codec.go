@@ -138,6 +138,15 @@ func AppendTerm(dst []byte, v quad.Value) ([]byte, error) {
 // EncodeTerm returns the encoding of v (see AppendTerm).
 func EncodeTerm(v quad.Value) ([]byte, error) { return AppendTerm(nil, v) }
 
+// nodeTerm decodes the term of a node record (decodeNode, DecodeTerm).
+func nodeTerm(b []byte) (quad.Value, error) {
+	_, enc, err := decodeNode(b)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeTerm(enc)
+}
+
 // DecodeTerm decodes an encoding made by EncodeTerm. Anything else,
 // including a non-canonical encoding of a valid term, fails with ErrCorrupt.
 func DecodeTerm(b []byte) (quad.Value, error) {

@@ -176,11 +176,8 @@ func (r *TermReader) Terms(ctx context.Context, ids []uint64, fn func(i int, t q
 		}
 		var t quad.Value
 		err := it.Item().Value(func(b []byte) error {
-			_, enc, err := decodeNode(b)
-			if err != nil {
-				return err
-			}
-			t, err = DecodeTerm(enc)
+			var err error
+			t, err = nodeTerm(b)
 			return err
 		})
 		if err != nil {

@@ -104,11 +104,8 @@ func (s *Store) name(txn *badger.Txn, id uint64) (quad.Value, error) {
 	}
 	var v quad.Value
 	err = item.Value(func(b []byte) error {
-		_, enc, err := decodeNode(b)
-		if err != nil {
-			return err
-		}
-		v, err = DecodeTerm(enc)
+		var err error
+		v, err = nodeTerm(b)
 		return err
 	})
 	if err != nil {
