@@ -258,24 +258,7 @@ func TestFoldedMatchesDecoded(t *testing.T) {
 	queries := foldQueries
 	folds := 0
 	for _, q := range queries {
-		on, errOn := runRows(st, pre+q, Options{}, &folds)
-		off, errOff := runRows(st, pre+q, Options{noFold: true}, nil)
-		if fmt.Sprint(errOn) != fmt.Sprint(errOff) {
-			t.Errorf("%s: error %v folded, %v decoded", q, errOn, errOff)
-			continue
-		}
-		if !strings.Contains(q, "ORDER BY") {
-			// Without ORDER BY the order is the plan's, and the planner
-			// may read ranges differently with folded values.
-			sort.Strings(on)
-			sort.Strings(off)
-		}
-		if !reflect.DeepEqual(on, off) {
-			t.Errorf("%s:\nfolded  %q\ndecoded %q", q, on, off)
-		}
-		if len(on) == 0 && errOn == nil {
-			t.Errorf("%s: no results", q)
-		}
+		compareRuns(t, st, pre+q, Options{}, Options{noFold: true}, &folds, true)
 	}
 	if folds < 1000 {
 		t.Errorf("only %d values read from the value column", folds)
@@ -304,6 +287,31 @@ func TestFoldedMatchesDecoded(t *testing.T) {
 }
 
 // runRows runs a query and renders its solutions in order (exact terms).
+// compareRuns runs query with the options on and off and reports (as
+// errors of t) different errors, different rows and, with wantRows, no
+// rows. Without ORDER BY the rows are compared sorted: the order is then
+// the plan's, and the planner may read ranges differently with folded
+// values, cursors or shared ids. folds, if not nil, counts on's folds.
+func compareRuns(t *testing.T, src Source, query string, on, off Options, folds *int, wantRows bool) {
+	t.Helper()
+	rOn, errOn := runRows(src, query, on, folds)
+	rOff, errOff := runRows(src, query, off, nil)
+	if fmt.Sprint(errOn) != fmt.Sprint(errOff) {
+		t.Errorf("%s: error %v with %+v, %v with %+v", query, errOn, on, errOff, off)
+		return
+	}
+	if !strings.Contains(query, "ORDER BY") {
+		sort.Strings(rOn)
+		sort.Strings(rOff)
+	}
+	if !reflect.DeepEqual(rOn, rOff) {
+		t.Errorf("%s:\n%+v: %q\n%+v: %q", query, on, rOn, off, rOff)
+	}
+	if wantRows && len(rOn) == 0 && errOn == nil {
+		t.Errorf("%s: no results", query)
+	}
+}
+
 func runRows(src Source, query string, opts Options, folds *int) ([]string, error) {
 	res, err := Run(context.Background(), src, query, "", opts)
 	if err != nil {

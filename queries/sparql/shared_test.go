@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/cayleygraph/quad"
@@ -116,23 +114,9 @@ func TestSharedMatchesTerms(t *testing.T) {
 	}, foldQueries...)
 	for _, q := range queries {
 		for _, o := range []Options{{}, {noCursor: true}, {noFold: true}} {
-			on, errOn := runRows(st, pre+q, o, nil)
-			o.noShared = true
-			off, errOff := runRows(st, pre+q, o, nil)
-			if fmt.Sprint(errOn) != fmt.Sprint(errOff) {
-				t.Errorf("%s: error %v with shared ids, %v without", q, errOn, errOff)
-				continue
-			}
-			if !strings.Contains(q, "ORDER BY") {
-				sort.Strings(on)
-				sort.Strings(off)
-			}
-			if !reflect.DeepEqual(on, off) {
-				t.Errorf("%s (%+v):\nshared %q\nterms  %q", q, o, on, off)
-			}
-			if len(on) == 0 && errOn == nil {
-				t.Errorf("%s: no results", q)
-			}
+			off := o
+			off.noShared = true
+			compareRuns(t, st, pre+q, o, off, nil, true)
 		}
 	}
 	// Groups found by id (group): two ids of one group (language tags'
