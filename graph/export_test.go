@@ -49,6 +49,21 @@ func dumpGraphs(n int) []NamedGraph {
 	return out
 }
 
+// openDumpStore opens a Badger store in a temporary directory, closed
+// when the test ends, holding gs.
+func openDumpStore(t *testing.T, gs []NamedGraph) *Store {
+	t.Helper()
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.PutGraphs(context.Background(), gs, nil); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // allQuads is the graphs' quads labelled with their graph.
 func allQuads(gs []NamedGraph) []quad.Quad {
 	var out []quad.Quad
@@ -87,15 +102,8 @@ func dumpLines(out []byte) []string {
 // each subject's lines are together, and the dump parses back to the data.
 func TestWriteNQuads(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	gs := dumpGraphs(120)
-	if err := s.PutGraphs(ctx, gs, nil); err != nil {
-		t.Fatal(err)
-	}
+	s := openDumpStore(t, gs)
 	data := allQuads(gs)
 	// The dump is the same whatever the batches and resolvers.
 	first := map[rdfio.Format][]byte{}
@@ -166,15 +174,8 @@ func TestWriteNQuads(t *testing.T) {
 // written since the view was opened.
 func TestWriteNQuadsSnapshot(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	gs := dumpGraphs(30)
-	if err := s.PutGraphs(ctx, gs[:20], nil); err != nil {
-		t.Fatal(err)
-	}
+	s := openDumpStore(t, gs[:20])
 	v, err := s.ReadView(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -232,14 +233,7 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 // dump with their error; a backend without ids has no dump.
 func TestWriteNQuadsErrors(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.PutGraphs(ctx, dumpGraphs(200), nil); err != nil {
-		t.Fatal(err)
-	}
+	s := openDumpStore(t, dumpGraphs(200))
 	v, err := s.ReadView(ctx)
 	if err != nil {
 		t.Fatal(err)
