@@ -7,12 +7,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/graph/rdfio"
+	"github.com/molgraph/molgraph/internal/sharedtest"
 )
 
 // BenchmarkExportStore exports a real store (the data directory named by
@@ -41,7 +41,7 @@ func BenchmarkExportStore(b *testing.B) {
 		srv := httptest.NewServer(f.srv)
 		defer srv.Close()
 		for b.Loop() {
-			start, cpu0 := time.Now(), cpuTime()
+			start, cpu0 := time.Now(), sharedtest.CPUTime()
 			req, _ := http.NewRequest("GET", srv.URL+"/v1/export?format=nquads", nil)
 			req.Header.Set("Authorization", "Bearer "+f.tokens["admin"])
 			req.Header.Set("Accept-Encoding", "identity")
@@ -55,7 +55,7 @@ func BenchmarkExportStore(b *testing.B) {
 			if err != nil || resp.StatusCode != 200 || perr != nil {
 				b.Fatal(resp.StatusCode, err, perr)
 			}
-			el, cpu := time.Since(start), cpuTime()-cpu0
+			el, cpu := time.Since(start), sharedtest.CPUTime()-cpu0
 			b.ReportMetric(float64(quads)/el.Seconds(), "quads/s")
 			b.ReportMetric(float64(quads)/cpu.Seconds(), "quads/cpu-s")
 			b.ReportMetric(float64(quads), "quads")
@@ -65,7 +65,7 @@ func BenchmarkExportStore(b *testing.B) {
 	for _, path := range []string{"dump", "match"} {
 		b.Run(path, func(b *testing.B) {
 			for b.Loop() {
-				start, cpu0 := time.Now(), cpuTime()
+				start, cpu0 := time.Now(), sharedtest.CPUTime()
 				e, err := NewExporter(ctx, st, rdfio.NQuads)
 				if err != nil {
 					b.Fatal(err)
@@ -82,7 +82,7 @@ func BenchmarkExportStore(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				el, cpu := time.Since(start), cpuTime()-cpu0
+				el, cpu := time.Since(start), sharedtest.CPUTime()-cpu0
 				b.ReportMetric(float64(es.Quads)/el.Seconds(), "quads/s")
 				b.ReportMetric(float64(es.Quads)/cpu.Seconds(), "quads/cpu-s")
 				b.ReportMetric(float64(es.Quads), "quads")
@@ -90,13 +90,4 @@ func BenchmarkExportStore(b *testing.B) {
 			}
 		})
 	}
-}
-
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
