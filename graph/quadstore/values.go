@@ -12,6 +12,8 @@ import (
 
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/molgraph/molgraph/graph/rdfio"
 )
 
 // Values is a per-term-id value column ("inlined values", as QLever folds
@@ -298,7 +300,7 @@ func foldTerm(enc []byte) TermValue {
 	s := string(enc[2:])
 	switch nk := numKind(enc[1]); {
 	case nk == numInteger:
-		if !lexInteger(s) {
+		if !rdfio.ValidInteger(s) {
 			return TermValue{}
 		}
 		i, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 64)
@@ -309,7 +311,7 @@ func foldTerm(enc []byte) TermValue {
 	case nk == numDecimal:
 		return foldDecimal(s)
 	case nk == numDouble, nk == numFloat:
-		f, ok := lexFloat(s)
+		f, ok := rdfio.ParseDouble(s)
 		if !ok {
 			return TermValue{}
 		}
@@ -335,22 +337,6 @@ func foldTerm(enc []byte) TermValue {
 		return TermValue{ValueDateTime, uint64(t.UnixNano())}
 	}
 	return TermValue{Kind: ValueOther}
-}
-
-// lexInteger reports whether s is an XSD integer lexical form.
-func lexInteger(s string) bool {
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		s = s[1:]
-	}
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // foldDecimal folds an XSD decimal lexical form ([+-]? digits with at
@@ -390,77 +376,4 @@ func foldDecimal(s string) TermValue {
 		v = -v
 	}
 	return TermValue{ValueDecimal + ValueKind(scale), uint64(v)}
-}
-
-// lexFloat parses an XSD double or float lexical form as the SPARQL
-// engine does: INF, +INF, -INF, NaN, or a decimal mantissa with an
-// optional integer exponent; out-of-range values round to infinity (or
-// zero).
-func lexFloat(s string) (float64, bool) {
-	switch s {
-	case "INF", "+INF":
-		return math.Inf(1), true
-	case "-INF":
-		return math.Inf(-1), true
-	case "NaN":
-		return math.NaN(), true
-	}
-	m := s
-	if i := strings.IndexAny(m, "eE"); i >= 0 {
-		if !lexInteger(m[i+1:]) {
-			return 0, false
-		}
-		m = m[:i]
-	}
-	if foldDecimalSyntax(m) != nil {
-		return 0, false
-	}
-	// fixDecimal of the SPARQL engine: ".5" and "5." made acceptable.
-	t := strings.TrimPrefix(s, "+")
-	neg := strings.HasPrefix(t, "-")
-	if neg {
-		t = t[1:]
-	}
-	if strings.HasPrefix(t, ".") {
-		t = "0" + t
-	}
-	if strings.HasSuffix(t, ".") {
-		t += "0"
-	}
-	if neg {
-		t = "-" + t
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return f, true
-		}
-		return 0, false
-	}
-	return f, true
-}
-
-// errSyntax is foldDecimalSyntax's answer for a bad form.
-var errSyntax = strconv.ErrSyntax
-
-// foldDecimalSyntax checks the decimal syntax of a float's mantissa.
-func foldDecimalSyntax(s string) error {
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		s = s[1:]
-	}
-	digits, dot := 0, false
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] >= '0' && s[i] <= '9':
-			digits++
-		case s[i] == '.' && !dot:
-			dot = true
-		default:
-			return errSyntax
-		}
-	}
-	if digits == 0 {
-		return errSyntax
-	}
-	return nil
 }

@@ -19,6 +19,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cayleygraph/quad"
+
+	"github.com/molgraph/molgraph/graph/rdfio"
 )
 
 // evalExpr evaluates e on row r. A type error is errEval; other errors
@@ -977,7 +979,7 @@ func cast(to quad.IRI, v quad.Value) (quad.Value, error) {
 			return num{k: k, f: 0}.value(), nil
 		}
 		if isStr {
-			if _, ok := parseXSDFloat(strings.TrimSpace(lex)); ok {
+			if _, ok := rdfio.ParseDouble(strings.TrimSpace(lex)); ok {
 				return quad.TypedString{Value: quad.String(strings.TrimSpace(lex)), Type: to}, nil
 			}
 		}
@@ -990,7 +992,7 @@ func cast(to quad.IRI, v quad.Value) (quad.Value, error) {
 			}
 			return quad.TypedString{Value: "0.0", Type: xsdDecimal}, nil
 		}
-		if isStr && validDecimal(strings.TrimSpace(lex)) {
+		if isStr && rdfio.ValidDecimal(strings.TrimSpace(lex)) {
 			return quad.TypedString{Value: quad.String(strings.TrimSpace(lex)), Type: xsdDecimal}, nil
 		}
 		return nil, errEval
@@ -1002,7 +1004,7 @@ func cast(to quad.IRI, v quad.Value) (quad.Value, error) {
 			}
 			return quad.TypedString{Value: "0", Type: xsdInteger}, nil
 		}
-		if isStr && validInteger(strings.TrimSpace(lex)) {
+		if isStr && rdfio.ValidInteger(strings.TrimSpace(lex)) {
 			return quad.TypedString{Value: quad.String(strings.TrimSpace(lex)), Type: xsdInteger}, nil
 		}
 		return nil, errEval

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/cayleygraph/quad"
+
+	"github.com/molgraph/molgraph/graph/rdfio"
 )
 
 const (
@@ -62,7 +64,7 @@ func toNum(v quad.Value) (num, bool) {
 	switch {
 	case ts.Type == xsdDouble || ts.Type == xsdFloat:
 		// Checked first: the commonest, and cheaper than the map.
-		f, ok := parseXSDFloat(s)
+		f, ok := rdfio.ParseDouble(s)
 		if !ok {
 			return num{}, false
 		}
@@ -73,7 +75,7 @@ func toNum(v quad.Value) (num, bool) {
 		}
 		return num{k: k, f: f}, true
 	case ts.Type == xsdInteger || integerTypes[ts.Type]:
-		if !validInteger(s) {
+		if !rdfio.ValidInteger(s) {
 			return num{}, false
 		}
 		i, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 64)
@@ -86,98 +88,16 @@ func toNum(v quad.Value) (num, bool) {
 		}
 		return num{k: kInt, i: i}, true
 	case ts.Type == xsdDecimal:
-		if !validDecimal(s) {
+		if !rdfio.ValidDecimal(s) {
 			return num{}, false
 		}
-		r, ok := new(big.Rat).SetString(fixDecimal(s))
+		r, ok := new(big.Rat).SetString(rdfio.FixDecimal(s))
 		if !ok {
 			return num{}, false
 		}
 		return num{k: kDec, r: r}, true
 	}
 	return num{}, false
-}
-
-func validInteger(s string) bool {
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		s = s[1:]
-	}
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func validDecimal(s string) bool {
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		s = s[1:]
-	}
-	digits, dot := 0, false
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] >= '0' && s[i] <= '9':
-			digits++
-		case s[i] == '.' && !dot:
-			dot = true
-		default:
-			return false
-		}
-	}
-	return digits > 0
-}
-
-// fixDecimal makes forms like ".5" and "5." acceptable to big.Rat.
-func fixDecimal(s string) string {
-	s = strings.TrimPrefix(s, "+")
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	if strings.HasPrefix(s, ".") {
-		s = "0" + s
-	}
-	if strings.HasSuffix(s, ".") {
-		s += "0"
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
-
-func parseXSDFloat(s string) (float64, bool) {
-	switch s {
-	case "INF", "+INF":
-		return math.Inf(1), true
-	case "-INF":
-		return math.Inf(-1), true
-	case "NaN":
-		return math.NaN(), true
-	}
-	m := s
-	if i := strings.IndexAny(m, "eE"); i >= 0 {
-		if !validInteger(m[i+1:]) {
-			return 0, false
-		}
-		m = m[:i]
-	}
-	if !validDecimal(m) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(fixDecimal(strings.TrimPrefix(s, "+")), 64)
-	if err != nil {
-		// Out of range values round to infinity; that is what XSD does.
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return f, true
-		}
-		return 0, false
-	}
-	return f, true
 }
 
 func (n num) rat() *big.Rat {
