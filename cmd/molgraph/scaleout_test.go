@@ -147,9 +147,16 @@ func startWorker(t *testing.T, bin, urls, name, vinaLog string) *proc {
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{}
-	p.cmd = exec.Command(bin, "worker", "--nats-url", urls, "--kinds", "dock", "--slots", "1", "--name", name, "--vina", wrapper,
+	return startProc(t, bin, "worker", "--nats-url", urls, "--kinds", "dock", "--slots", "1", "--name", name, "--vina", wrapper,
 		"--work-dir", dir, "--nats-ack-wait", "4s", "--drain-timeout", "5s", "--log-format", "text")
+}
+
+// startProc runs bin with args, its output kept (logs), killed at the
+// end of the test unless it has been waited for.
+func startProc(t *testing.T, bin string, args ...string) *proc {
+	t.Helper()
+	p := &proc{}
+	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -626,21 +633,9 @@ func TestScaleOutBatch(t *testing.T) {
 	s := startServer(t, bin, dataDir, "MOLGRAPH_API_KEY="+key, "MOLGRAPH_QUEUE=nats", "MOLGRAPH_NATS_LISTEN="+natsAddr,
 		"MOLGRAPH_LOCAL_SLOTS=0", "MOLGRAPH_NATS_ACK_WAIT=4s")
 	chemWorker := func(name string) *proc {
-		p := &proc{}
-		p.cmd = exec.Command(bin, "worker", "--nats-url", "nats://"+natsAddr, "--nats-creds", filepath.Join(dataDir, "nats", "worker.nk"),
+		return startProc(t, bin, "worker", "--nats-url", "nats://"+natsAddr, "--nats-creds", filepath.Join(dataDir, "nats", "worker.nk"),
 			"--kinds", "chem", "--chem-workers", "1", "--name", name, "--work-dir", t.TempDir(), "--nats-ack-wait", "4s",
 			"--drain-timeout", "5s", "--log-format", "text")
-		p.cmd.Stdout, p.cmd.Stderr = p, p
-		if err := p.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if p.cmd.ProcessState == nil {
-				p.cmd.Process.Kill()
-				p.cmd.Wait()
-			}
-		})
-		return p
 	}
 	a, b := chemWorker("A"), chemWorker("B")
 	id := submit(s.url)
