@@ -30,10 +30,12 @@ func BenchmarkCommitPrepared(b *testing.B) {
 	}
 	defer f.Close()
 	var task work.ChemTask
+	var ins []Input
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		smi, name, _ := strings.Cut(sc.Text(), "\t")
-		task.Records = append(task.Records, work.ChemInput{Format: chem.FormatSMILES, Content: smi, Name: name})
+		ins = append(ins, Input{Format: chem.FormatSMILES, Content: smi, Name: name})
+		task.Records = append(task.Records, ins[len(ins)-1].chem())
 	}
 	pool, err := chem.NewPool(0)
 	if err != nil {
@@ -72,16 +74,7 @@ func BenchmarkCommitPrepared(b *testing.B) {
 		var counts Counts
 		for start := 0; start < len(co.Results); start += 800 {
 			end := min(start+800, len(co.Results))
-			chunk := make([]result, 0, end-start)
-			for i := start; i < end; i++ {
-				r := result{index: i, in: Input{Format: chem.FormatSMILES, Content: task.Records[i].Content, Name: task.Records[i].Name}}
-				if m := co.Results[i].Molecule; m != nil {
-					r.p = PreparedOf(m)
-				} else {
-					r.err = errString(co.Results[i].Error)
-				}
-				chunk = append(chunk, r)
-			}
+			chunk := t.chemResults(&queuedUnit{first: start, ins: ins[start:end]}, work.ChemOutcome{First: start, Results: co.Results[start:end]}, "")
 			if err := t.commitChunk(ctx, &j, &counts, chunk, commit); err != nil {
 				b.Fatal(err)
 			}
@@ -107,7 +100,3 @@ func cpuTime() time.Duration {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
-
-type errString string
-
-func (e errString) Error() string { return string(e) }
