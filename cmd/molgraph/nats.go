@@ -268,10 +268,10 @@ func checkTLSCA(path string) error {
 // dockQueue is the queue of the docking and batch tasks in serve --queue
 // nats, with the worker slots serve runs itself.
 type dockQueue struct {
-	q      *jsq.Queue
-	nc     *nats.Conn
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	q       *jsq.Queue
+	nc      *nats.Conn
+	cancels []context.CancelFunc // of the local worker slots (serve)
+	wg      sync.WaitGroup
 }
 
 // wire points the docking task's options at the queue and starts the
@@ -331,12 +331,8 @@ func backgroundChem(exec queue.Executor) queue.Executor {
 
 // serve runs w until stop.
 func (d *dockQueue) serve(w *jsq.Worker, log *slog.Logger) {
-	if d.cancel == nil {
-		d.cancel = func() {}
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	prev := d.cancel
-	d.cancel = func() { prev(); cancel() }
+	d.cancels = append(d.cancels, cancel)
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
@@ -348,10 +344,10 @@ func (d *dockQueue) serve(w *jsq.Worker, log *slog.Logger) {
 
 // stop stops the local worker slots (their units go back to the queue).
 func (d *dockQueue) stop() {
-	if d.cancel != nil {
-		d.cancel()
-		d.wg.Wait()
+	for _, cancel := range d.cancels {
+		cancel()
 	}
+	d.wg.Wait()
 }
 
 // batchCollectors are the /metrics of batch jobs' commits: records
