@@ -214,6 +214,16 @@ bool bridged(const ROMol &m) {
   return false;
 }
 
+// yesNoParams are the SubstructMatch parameters of a yes/no question
+// (the first match is enough) under the query flags.
+SubstructMatchParameters yesNoParams(int flags) {
+  SubstructMatchParameters ps;
+  ps.useChirality = (flags & MG_Q_CHIRALITY) != 0;
+  ps.maxMatches = 1;
+  ps.uniquify = false;
+  return ps;
+}
+
 // hasMatch: q is a substructure of m (super: m of q), by fast when it can
 // take the query, else by RDKit's SubstructMatch.
 bool hasMatch(const ROMol &q, const ROMol &m, const SubstructMatchParameters &ps,
@@ -330,10 +340,7 @@ int mg_match(const char *text, size_t len, int kind, int flags, int super,
       *err = fpdup("a superstructure query must be a molecule, not SMARTS");
       return -1;
     }
-    SubstructMatchParameters ps;
-    ps.useChirality = (flags & MG_Q_CHIRALITY) != 0;
-    ps.maxMatches = 1;
-    ps.uniquify = false;
+    const SubstructMatchParameters ps = yesNoParams(flags);
     mg::Matcher fast(*q, ps);
     for (int i = 0; i < n; i++) {
       if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) return 2;
@@ -355,10 +362,7 @@ int mg_match_engines(const char *text, size_t len, int kind, int flags,
   *err = nullptr;
   try {
     auto q = parseQuery(std::string(text ? text : "", len), kind, flags);
-    SubstructMatchParameters ps;
-    ps.useChirality = (flags & MG_Q_CHIRALITY) != 0;
-    ps.maxMatches = 1;
-    ps.uniquify = false;
+    const SubstructMatchParameters ps = yesNoParams(flags);
     mg::Matcher matcher(*q, ps);
     for (int i = 0; i < n; i++) {
       auto m = unpickle(pickles + offsets[i], offsets[i + 1] - offsets[i]);
@@ -433,10 +437,7 @@ int mg_molset_match(mg_molset *s, const char *text, size_t len, int kind,
       *err = fpdup("a superstructure query must be a molecule, not SMARTS");
       return -1;
     }
-    SubstructMatchParameters ps;
-    ps.useChirality = (flags & MG_Q_CHIRALITY) != 0;
-    ps.maxMatches = 1;
-    ps.uniquify = false;
+    const SubstructMatchParameters ps = yesNoParams(flags);
     mg::Matcher fast(*q, ps);
     std::shared_lock<std::shared_mutex> lock(s->mu);
     std::string key;
