@@ -147,67 +147,104 @@ Matcher::Compact Matcher::compact(const ROMol &m) {
   return c;
 }
 
+// walk is the backtracking search of has and mayHave: query atoms in the
+// order of steps_, a component's first atom tried on every molecule atom,
+// any other on the neighbours of its parent's image, bonds back to atoms
+// placed earlier checked as soon as both ends are placed, stop at the
+// first complete mapping g accepts. g is the molecule as the match sees
+// it (Exact: RDKit's atoms and bonds; Relaxed: a Compact):
+//
+//	size()                   molecule atoms
+//	atom(qa, ma)             molecule atom ma may take query atom qa
+//	bond(qb, ma, mb)         the bond between ma and mb may take query bond qb
+//	degree(k, pa, fresh)     neighbours of pa, the image of step k's parent
+//	                         (fresh: the first visit since pa was placed)
+//	neighbour(k, pa, i)      pa's i-th neighbour
+//	parentBond(k, pa, i)     the bond to it may take step k's parent bond
+//	complete()               a complete mapping (map_) is a match
+template <class G>
+bool Matcher::walk(G &g) {
+  const unsigned nq = steps_.size(), n = g.size();
+  used_.assign(n, 0);
+  cur_.assign(nq, -1);  // molecule atom of each step
+  int k = 0;
+  if (nq > 0) cursor_[0] = 0;
+  while (true) {
+    if (k == int(nq)) {
+      if (g.complete()) return true;
+    } else {
+      const Step &s = steps_[k];
+      auto back = [&](unsigned ma) {
+        for (const auto &[qa, qb] : s.back) {
+          if (!g.bond(qb, ma, map_[qa])) return false;
+        }
+        return true;
+      };
+      int found = -1;
+      if (s.parent < 0) {
+        while (cursor_[k] < n) {
+          unsigned ma = cursor_[k]++;
+          if (!used_[ma] && g.atom(s.atom, ma) && back(ma)) {
+            found = int(ma);
+            break;
+          }
+        }
+      } else {
+        unsigned pa = unsigned(cur_[s.parent]);
+        unsigned deg = g.degree(k, pa, cursor_[k] == 0);
+        while (cursor_[k] < deg) {
+          unsigned i = cursor_[k]++;
+          unsigned ma = g.neighbour(k, pa, i);
+          if (!used_[ma] && g.atom(s.atom, ma) && g.parentBond(k, pa, i) && back(ma)) {
+            found = int(ma);
+            break;
+          }
+        }
+      }
+      if (found >= 0) {
+        cur_[k] = found;
+        used_[found] = 1;
+        map_[s.atom] = unsigned(found);
+        k++;
+        if (k < int(nq)) cursor_[k] = 0;
+        continue;
+      }
+    }
+    k--;
+    if (k < 0) return false;
+    used_[cur_[k]] = 0;
+    cur_[k] = -1;
+  }
+}
+
+// Relaxed is mayHave's molecule: a Compact, atoms by their element and
+// aromaticity code, bonds by their type code.
+struct Matcher::Relaxed {
+  const Matcher &x;
+  unsigned n;
+  const std::uint8_t *type, *start, *adj;  // see compact
+  unsigned size() const { return n; }
+  bool atom(unsigned qa, unsigned ma) const { return x.types_[qa].test(type[ma]); }
+  bool bond(const Bond *qb, unsigned ma, unsigned mb) const {
+    for (unsigned i = start[ma]; i < start[ma + 1]; i++) {
+      if (adj[2 * i] == mb) return adj[2 * i + 1] & x.bondTypes_[qb->getIdx()];
+    }
+    return false;
+  }
+  unsigned degree(unsigned, unsigned pa, bool) const { return start[pa + 1] - start[pa]; }
+  unsigned neighbour(unsigned, unsigned pa, unsigned i) const { return adj[2 * (start[pa] + i)]; }
+  bool parentBond(unsigned k, unsigned pa, unsigned i) const {
+    return adj[2 * (start[pa] + i) + 1] & x.bondTypes_[x.steps_[k].parentBond->getIdx()];
+  }
+  bool complete() const { return true; }
+};
+
 bool Matcher::mayHave(const Compact &c) {
   if (c.empty()) return true;
   const unsigned nq = steps_.size(), n = c[0];
   if (nq > n) return false;
-  const std::uint8_t *type = &c[1], *start = &c[1 + n], *adj = &c[2 + 2 * n];
-  auto bondBetween = [&](unsigned a, unsigned b) -> int {
-    for (unsigned i = start[a]; i < start[a + 1]; i++) {
-      if (adj[2 * i] == b) return adj[2 * i + 1];
-    }
-    return -1;
-  };
-  used_.assign(n, 0);
-  std::vector<int> &cur = cur_;
-  cur.assign(nq, -1);
-  int k = 0;
-  cursor_[0] = 0;
-  while (true) {
-    if (k == int(nq)) return true;
-    const Step &s = steps_[k];
-    const Codes &ts = types_[s.atom];
-    int found = -1;
-    auto ok = [&](unsigned ma) {
-      if (used_[ma] || !ts.test(type[ma])) return false;
-      for (const auto &[qa, qb] : s.back) {
-        int bc = bondBetween(ma, map_[qa]);
-        if (bc < 0 || !(bc & bondTypes_[qb->getIdx()])) return false;
-      }
-      return true;
-    };
-    if (s.parent < 0) {
-      while (cursor_[k] < n) {
-        unsigned ma = cursor_[k]++;
-        if (ok(ma)) {
-          found = int(ma);
-          break;
-        }
-      }
-    } else {
-      unsigned pa = unsigned(cur[s.parent]);
-      std::uint8_t pb = bondTypes_[s.parentBond->getIdx()];
-      while (start[pa] + cursor_[k] < start[pa + 1]) {
-        unsigned i = start[pa] + cursor_[k]++;
-        if ((adj[2 * i + 1] & pb) && ok(adj[2 * i])) {
-          found = adj[2 * i];
-          break;
-        }
-      }
-    }
-    if (found >= 0) {
-      cur[k] = found;
-      used_[found] = 1;
-      map_[s.atom] = unsigned(found);
-      k++;
-      if (k < int(nq)) cursor_[k] = 0;
-      continue;
-    }
-    k--;
-    if (k < 0) return false;
-    used_[cur[k]] = 0;
-    cur[k] = -1;
-  }
+  Relaxed g{*this, n, &c[1], &c[1 + n], &c[2 + 2 * n]};
+  return walk(g);
 }
 
 Matcher::Matcher(const ROMol &query, const SubstructMatchParameters &ps)
@@ -289,17 +326,36 @@ bool Matcher::compat(unsigned qa, unsigned ma) {
   return c != 0;
 }
 
-// place reports whether query step k may take molecule atom ma (its parent
-// bond already checked by the caller).
-bool Matcher::place(const ROMol &m, unsigned k, unsigned ma) {
-  const Step &s = steps_[k];
-  if (used_[ma] || !compat(s.atom, ma)) return false;
-  for (const auto &[qa, qb] : s.back) {
-    const Bond *mb = m.getBondBetweenAtoms(ma, map_[qa]);
-    if (!mb || !bondCompat(qb, mb, ps_)) return false;
+// Exact is has's molecule: RDKit's atoms and bonds, compared by RDKit's
+// atomCompat (memoised) and bondCompat, a complete mapping accepted by
+// RDKit's MolMatchFinalCheckFunctor.
+struct Matcher::Exact {
+  Matcher &x;
+  const ROMol &m;
+  unsigned size() const { return m.getNumAtoms(); }
+  bool atom(unsigned qa, unsigned ma) { return x.compat(qa, ma); }
+  bool bond(const Bond *qb, unsigned ma, unsigned mb) const {
+    const Bond *b = m.getBondBetweenAtoms(ma, mb);
+    return b && bondCompat(qb, b, x.ps_);
   }
-  return true;
-}
+  // The neighbours of the parent's image, listed once per visit of step k.
+  unsigned degree(unsigned k, unsigned pa, bool fresh) {
+    auto &nb = x.nbrs_[k];
+    if (fresh) {
+      nb.clear();
+      for (const auto b : m.atomBonds(x.matoms_[pa])) nb.emplace_back(b->getOtherAtomIdx(pa), b);
+    }
+    return nb.size();
+  }
+  unsigned neighbour(unsigned k, unsigned, unsigned i) const { return x.nbrs_[k][i].first; }
+  bool parentBond(unsigned k, unsigned, unsigned i) const {
+    return bondCompat(x.steps_[k].parentBond, x.nbrs_[k][i].second, x.ps_);
+  }
+  bool complete() const {
+    MolMatchFinalCheckFunctor check(x.q_, m, x.ps_);
+    return check(x.qidx_.data(), x.map_.data());
+  }
+};
 
 bool Matcher::has(const ROMol &m) {
   const unsigned nq = steps_.size(), nm = m.getNumAtoms();
@@ -307,64 +363,8 @@ bool Matcher::has(const ROMol &m) {
   matoms_.resize(nm);
   for (unsigned i = 0; i < nm; i++) matoms_[i] = m.getAtomWithIdx(i);
   memo_.assign(size_t(nq) * nm, -1);
-  used_.assign(nm, 0);
-  std::vector<int> &cur = cur_;  // molecule atom of each step
-  cur.assign(nq, -1);
-  // Each step's candidates: every molecule atom for a component's first
-  // atom, else the bonds of the parent's image, walked by a cursor.
-  auto &nbrs = nbrs_;
-  int k = 0;
-  cursor_[0] = 0;
-  while (true) {
-    if (k == int(nq)) {
-      MolMatchFinalCheckFunctor check(q_, m, ps_);
-      if (check(qidx_.data(), map_.data())) return true;
-      k--;
-      used_[cur[k]] = 0;
-      cur[k] = -1;
-      continue;
-    }
-    const Step &s = steps_[k];
-    int found = -1;
-    if (s.parent < 0) {
-      while (cursor_[k] < nm) {
-        unsigned ma = cursor_[k]++;
-        if (place(m, k, ma)) {
-          found = int(ma);
-          break;
-        }
-      }
-    } else {
-      auto &nb = nbrs[k];
-      if (cursor_[k] == 0) {
-        nb.clear();
-        const Atom *pa = matoms_[cur[s.parent]];
-        for (const auto b : m.atomBonds(pa)) {
-          nb.emplace_back(b->getOtherAtomIdx(pa->getIdx()), b);
-        }
-      }
-      while (cursor_[k] < nb.size()) {
-        const auto &[ma, mb] = nb[cursor_[k]++];
-        if (!used_[ma] && compat(s.atom, ma) && bondCompat(s.parentBond, mb, ps_) &&
-            place(m, k, ma)) {
-          found = int(ma);
-          break;
-        }
-      }
-    }
-    if (found >= 0) {
-      cur[k] = found;
-      used_[found] = 1;
-      map_[s.atom] = unsigned(found);
-      k++;
-      if (k < int(nq)) cursor_[k] = 0;
-      continue;
-    }
-    k--;
-    if (k < 0) return false;
-    used_[cur[k]] = 0;
-    cur[k] = -1;
-  }
+  Exact g{*this, m};
+  return walk(g);
 }
 
 }  // namespace mg

@@ -60,9 +60,15 @@ class Matcher {
   std::vector<std::bitset<256>> types_;  // per query atom: allowed codes
   std::vector<std::uint8_t> bondTypes_;  // per query bond: allowed bond codes
   std::vector<int> cur_;  // molecule atom of each step, -1 none
+  // per step: the neighbours of its parent's image (Exact)
   std::vector<std::vector<std::pair<unsigned, const RDKit::Bond *>>> nbrs_;
   bool compat(unsigned qa, unsigned ma);
-  bool place(const RDKit::ROMol &m, unsigned k, unsigned ma);
+  // the one backtracking search, over the molecule as has (Exact) or
+  // mayHave (Relaxed) sees it
+  struct Exact;
+  struct Relaxed;
+  template <class G>
+  bool walk(G &g);
 };
 
 }  // namespace mg
