@@ -13,6 +13,111 @@ import (
 	"time"
 )
 
+// dockingResultsJSON is what the tests read of GET
+// /v1/docking/jobs/{id}/results.
+type dockingResultsJSON struct {
+	Results []struct {
+		Ligand string `json:"ligand"`
+		Modes  []struct {
+			Mode   int   `json:"mode"`
+			Valid  *bool `json:"valid"`
+			Checks []struct {
+				Name string `json:"name"`
+				Pass *bool  `json:"pass"`
+			} `json:"checks"`
+			Interactions []struct {
+				Type    string `json:"type"`
+				Residue struct {
+					Chain  string `json:"chain"`
+					Number int    `json:"number"`
+					Name   string `json:"name"`
+				} `json:"residue"`
+			} `json:"interactions"`
+			Fingerprint []string `json:"fingerprint"`
+		} `json:"modes"`
+	} `json:"results"`
+}
+
+// dockingResults reads the results of job id as JSON; body is the raw
+// response for messages.
+func dockingResults(t *testing.T, f *fixture, id string) (results dockingResultsJSON, body string) {
+	t.Helper()
+	res := f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/results", "read", nil)
+	if err := json.Unmarshal(res.Body.Bytes(), &results); err != nil {
+		t.Fatalf("results: %v %s", err, res.Body)
+	}
+	return results, res.Body.String()
+}
+
+// sparqlBindings runs SELECT query q through GET /v1/sparql and returns
+// its bindings.
+func sparqlBindings(t *testing.T, f *fixture, q string) []map[string]struct{ Value string } {
+	t.Helper()
+	rec := f.do(t, http.MethodGet, "/v1/sparql?query="+url.QueryEscape(q), "read", nil, "Accept", "application/sparql-results+json")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("sparql: %d %s", rec.Code, rec.Body)
+	}
+	var sr struct {
+		Results struct {
+			Bindings []map[string]struct{ Value string } `json:"bindings"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &sr); err != nil {
+		t.Fatal(err)
+	}
+	return sr.Results.Bindings
+}
+
+// poseKey is "ligand/mode" of a binding of ?ligand (the molecule's IRI)
+// and ?mode, as the tests key the JSON results' modes.
+func poseKey(b map[string]struct{ Value string }) string {
+	lig := b["ligand"].Value
+	return lig[strings.LastIndexByte(lig, '/')+1:] + "/" + b["mode"].Value
+}
+
+// hbondPoses asks SPARQL for the poses ("ligand/mode", sorted) of docking
+// job iri that hydrogen-bond the residue named by chain, number and name,
+// as a user would, and only the valid ones (mg:poseValid true) if
+// validOnly.
+func hbondPoses(t *testing.T, f *fixture, job, chain string, number int, name string, validOnly bool) []string {
+	t.Helper()
+	valid := ""
+	if validOnly {
+		valid = " mg:poseValid true ;"
+	}
+	var got []string
+	for _, b := range sparqlBindings(t, f, `PREFIX mg: <https://w3id.org/molgraph/vocab#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+SELECT DISTINCT ?ligand ?mode WHERE {
+  ?pose a mg:DockingPose ; prov:wasGeneratedBy <`+job+`> ;`+valid+` mg:ligand ?ligand ; mg:mode ?mode ;
+        mg:hydrogenBondWith ?res .
+  ?res mg:chain "`+chain+`" ; mg:residueNumber `+strconv.Itoa(number)+` ; mg:residueName "`+name+`" .
+}`) {
+		got = append(got, poseKey(b))
+	}
+	sort.Strings(got)
+	return got
+}
+
+// waitDockingJob polls docking job id until it has finished, for at most
+// limit, and fails the test unless it succeeded.
+func waitDockingJob(t *testing.T, f *fixture, id string, limit time.Duration) {
+	t.Helper()
+	var job map[string]any
+	for deadline := time.Now().Add(limit); ; time.Sleep(500 * time.Millisecond) {
+		job = decode[map[string]any](t, f.do(t, http.MethodGet, "/v1/docking/jobs/"+id, "read", nil))
+		if s := job["status"]; s != "queued" && s != "running" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still %v after %v", job["status"], limit)
+		}
+	}
+	if job["status"] != "succeeded" {
+		t.Fatalf("job: %v", job)
+	}
+}
+
 // checkHBondSPARQL: for job id (finished), the poses that SPARQL says
 // hydrogen-bond a residue are exactly the modes whose JSON results list
 // an hbond with that residue, for every residue the JSON names in an
@@ -21,27 +126,7 @@ import (
 // name, as a user would.
 func checkHBondSPARQL(t *testing.T, f *fixture, id string) {
 	t.Helper()
-	res := f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/results", "read", nil)
-	var results struct {
-		Results []struct {
-			Ligand string `json:"ligand"`
-			Modes  []struct {
-				Mode         int `json:"mode"`
-				Interactions []struct {
-					Type    string `json:"type"`
-					Residue struct {
-						Chain  string `json:"chain"`
-						Number int    `json:"number"`
-						Name   string `json:"name"`
-					} `json:"residue"`
-				} `json:"interactions"`
-				Fingerprint []string `json:"fingerprint"`
-			} `json:"modes"`
-		} `json:"results"`
-	}
-	if err := json.Unmarshal(res.Body.Bytes(), &results); err != nil {
-		t.Fatalf("results: %v %s", err, res.Body)
-	}
+	results, body := dockingResults(t, f, id)
 	type resKey struct {
 		chain  string
 		number int
@@ -62,25 +147,9 @@ func checkHBondSPARQL(t *testing.T, f *fixture, id string) {
 		}
 	}
 	if len(want) == 0 {
-		t.Fatalf("no pose of job %s has a hydrogen bond: %s", id, res.Body)
+		t.Fatalf("no pose of job %s has a hydrogen bond: %s", id, body)
 	}
 	job := "http://example.org/id/docking-job/" + id
-	sparql := func(q string) []map[string]struct{ Value string } {
-		t.Helper()
-		rec := f.do(t, http.MethodGet, "/v1/sparql?query="+url.QueryEscape(q), "read", nil, "Accept", "application/sparql-results+json")
-		if rec.Code != http.StatusOK {
-			t.Fatalf("sparql: %d %s", rec.Code, rec.Body)
-		}
-		var sr struct {
-			Results struct {
-				Bindings []map[string]struct{ Value string } `json:"bindings"`
-			} `json:"results"`
-		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &sr); err != nil {
-			t.Fatal(err)
-		}
-		return sr.Results.Bindings
-	}
 	// The README's frequency query: ligands per (residue, type) over the
 	// best modes, against the same count from the JSON.
 	pred := map[string]string{"hbond": "hydrogenBondWith", "salt_bridge": "saltBridgeWith", "pi_stacking": "piStackingWith",
@@ -102,12 +171,12 @@ func checkHBondSPARQL(t *testing.T, f *fixture, id string) {
 		}
 	}
 	freqSPARQL := map[string]int{}
-	for _, b := range sparql(`PREFIX mg: <https://w3id.org/molgraph/vocab#>
+	for _, b := range sparqlBindings(t, f, `PREFIX mg: <https://w3id.org/molgraph/vocab#>
 PREFIX prov: <http://www.w3.org/ns/prov#>
 SELECT ?name ?number ?type (COUNT(DISTINCT ?ligand) AS ?ligands) WHERE {
   VALUES ?type { mg:hydrogenBondWith mg:saltBridgeWith mg:piStackingWith mg:piCationWith
                  mg:hydrophobicContactWith mg:halogenBondWith mg:metalContactWith }
-  ?pose a mg:DockingPose ; prov:wasGeneratedBy <` + job + `> ; mg:mode 1 ; mg:ligand ?ligand ;
+  ?pose a mg:DockingPose ; prov:wasGeneratedBy <`+job+`> ; mg:mode 1 ; mg:ligand ?ligand ;
         ?type ?res .
   ?res mg:residueName ?name ; mg:residueNumber ?number .
 } GROUP BY ?name ?number ?type ORDER BY DESC(?ligands)`) {
@@ -122,19 +191,7 @@ SELECT ?name ?number ?type (COUNT(DISTINCT ?ligand) AS ?ligands) WHERE {
 		t.Errorf("interaction frequency: SPARQL %v, JSON %v", freqSPARQL, freqJSON)
 	}
 	for k, poses := range want {
-		q := `PREFIX mg: <https://w3id.org/molgraph/vocab#>
-PREFIX prov: <http://www.w3.org/ns/prov#>
-SELECT DISTINCT ?ligand ?mode WHERE {
-  ?pose a mg:DockingPose ; prov:wasGeneratedBy <` + job + `> ; mg:ligand ?ligand ; mg:mode ?mode ;
-        mg:hydrogenBondWith ?res .
-  ?res mg:chain "` + k.chain + `" ; mg:residueNumber ` + strconv.Itoa(k.number) + ` ; mg:residueName "` + k.name + `" .
-}`
-		var got []string
-		for _, b := range sparql(q) {
-			lig := b["ligand"].Value
-			got = append(got, lig[strings.LastIndexByte(lig, '/')+1:]+"/"+b["mode"].Value)
-		}
-		sort.Strings(got)
+		got := hbondPoses(t, f, job, k.chain, k.number, k.name, false)
 		sort.Strings(poses)
 		if !slices.Equal(got, slices.Compact(poses)) {
 			t.Errorf("H-bond with %s %d %s: SPARQL %v, JSON %v", k.chain, k.number, k.name, got, poses)
@@ -163,19 +220,7 @@ func TestDockingInteractionsSPARQL(t *testing.T) {
 		t.Fatalf("submit: %d %s", sub.Code, sub.Body)
 	}
 	id := decode[map[string]any](t, sub)["id"].(string)
-	var job map[string]any
-	for deadline := time.Now().Add(20 * time.Minute); ; time.Sleep(time.Second) {
-		job = decode[map[string]any](t, f.do(t, http.MethodGet, "/v1/docking/jobs/"+id, "read", nil))
-		if s := job["status"]; s != "queued" && s != "running" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still %v after 20 minutes", job["status"])
-		}
-	}
-	if job["status"] != "succeeded" {
-		t.Fatalf("job: %v", job)
-	}
+	waitDockingJob(t, f, id, 20*time.Minute)
 	checkHBondSPARQL(t, f, id)
 	checkPoseValiditySPARQL(t, f, id)
 	pose := f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/poses/"+imatinib+"/1.sdf", "read", nil)
@@ -222,31 +267,7 @@ var poseCheckPredicates = map[string]string{
 // failed checks in the JSON, so that a caller can ask for both kinds.
 func checkPoseValiditySPARQL(t *testing.T, f *fixture, id string) (valid, failed int) {
 	t.Helper()
-	res := f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/results", "read", nil)
-	var results struct {
-		Results []struct {
-			Ligand string `json:"ligand"`
-			Modes  []struct {
-				Mode   int   `json:"mode"`
-				Valid  *bool `json:"valid"`
-				Checks []struct {
-					Name string `json:"name"`
-					Pass *bool  `json:"pass"`
-				} `json:"checks"`
-				Interactions []struct {
-					Type    string `json:"type"`
-					Residue struct {
-						Chain  string `json:"chain"`
-						Number int    `json:"number"`
-						Name   string `json:"name"`
-					} `json:"residue"`
-				} `json:"interactions"`
-			} `json:"modes"`
-		} `json:"results"`
-	}
-	if err := json.Unmarshal(res.Body.Bytes(), &results); err != nil {
-		t.Fatalf("results: %v %s", err, res.Body)
-	}
+	results, body := dockingResults(t, f, id)
 	validJSON := map[string]string{}    // "ligand/mode" -> "true", "false" or "" (not checked)
 	failedJSON := map[string][]string{} // "ligand/mode" -> failed checks' predicates, sorted
 	type resKey struct {
@@ -287,33 +308,13 @@ func checkPoseValiditySPARQL(t *testing.T, f *fixture, id string) (valid, failed
 		}
 	}
 	if len(validJSON) == 0 {
-		t.Fatalf("job %s has no poses: %s", id, res.Body)
+		t.Fatalf("job %s has no poses: %s", id, body)
 	}
 	job := "http://example.org/id/docking-job/" + id
-	sparql := func(q string) []map[string]struct{ Value string } {
-		t.Helper()
-		rec := f.do(t, http.MethodGet, "/v1/sparql?query="+url.QueryEscape(q), "read", nil, "Accept", "application/sparql-results+json")
-		if rec.Code != http.StatusOK {
-			t.Fatalf("sparql: %d %s", rec.Code, rec.Body)
-		}
-		var sr struct {
-			Results struct {
-				Bindings []map[string]struct{ Value string } `json:"bindings"`
-			} `json:"results"`
-		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &sr); err != nil {
-			t.Fatal(err)
-		}
-		return sr.Results.Bindings
-	}
-	poseKey := func(b map[string]struct{ Value string }) string {
-		lig := b["ligand"].Value
-		return lig[strings.LastIndexByte(lig, '/')+1:] + "/" + b["mode"].Value
-	}
 	const prefixes = "PREFIX mg: <https://w3id.org/molgraph/vocab#>\nPREFIX prov: <http://www.w3.org/ns/prov#>\n"
 	validSPARQL := map[string]string{}
-	for _, b := range sparql(prefixes + `SELECT ?ligand ?mode ?valid WHERE {
-  ?pose a mg:DockingPose ; prov:wasGeneratedBy <` + job + `> ; mg:ligand ?ligand ; mg:mode ?mode .
+	for _, b := range sparqlBindings(t, f, prefixes+`SELECT ?ligand ?mode ?valid WHERE {
+  ?pose a mg:DockingPose ; prov:wasGeneratedBy <`+job+`> ; mg:ligand ?ligand ; mg:mode ?mode .
   OPTIONAL { ?pose mg:poseValid ?valid }
 }`) {
 		k := poseKey(b)
@@ -331,9 +332,9 @@ func checkPoseValiditySPARQL(t *testing.T, f *fixture, id string) (valid, failed
 	}
 	sort.Strings(checks)
 	failedSPARQL := map[string][]string{}
-	for _, b := range sparql(prefixes + `SELECT ?ligand ?mode ?check WHERE {
-  VALUES ?check { ` + strings.Join(checks, " ") + ` }
-  ?pose a mg:DockingPose ; prov:wasGeneratedBy <` + job + `> ; mg:ligand ?ligand ; mg:mode ?mode ; ?check false .
+	for _, b := range sparqlBindings(t, f, prefixes+`SELECT ?ligand ?mode ?check WHERE {
+  VALUES ?check { `+strings.Join(checks, " ")+` }
+  ?pose a mg:DockingPose ; prov:wasGeneratedBy <`+job+`> ; mg:ligand ?ligand ; mg:mode ?mode ; ?check false .
 } ORDER BY ?ligand ?mode ?check`) {
 		c := b["check"].Value
 		k := poseKey(b)
@@ -348,15 +349,7 @@ func checkPoseValiditySPARQL(t *testing.T, f *fixture, id string) (valid, failed
 		t.Errorf("failed checks: SPARQL %v, JSON %v", failedSPARQL, failedJSON)
 	}
 	for rk, want := range validHBond {
-		var got []string
-		for _, b := range sparql(prefixes + `SELECT DISTINCT ?ligand ?mode WHERE {
-  ?pose a mg:DockingPose ; prov:wasGeneratedBy <` + job + `> ; mg:poseValid true ;
-        mg:ligand ?ligand ; mg:mode ?mode ; mg:hydrogenBondWith ?res .
-  ?res mg:chain "` + rk.chain + `" ; mg:residueNumber ` + strconv.Itoa(rk.number) + ` ; mg:residueName "` + rk.name + `" .
-}`) {
-			got = append(got, poseKey(b))
-		}
-		sort.Strings(got)
+		got := hbondPoses(t, f, job, rk.chain, rk.number, rk.name, true)
 		sort.Strings(want)
 		if !slices.Equal(got, want) {
 			t.Errorf("valid poses H-bonding %s %s%d: SPARQL %v, JSON %v", rk.chain, rk.name, rk.number, got, want)
@@ -394,17 +387,8 @@ func TestDockingPoseValiditySPARQL(t *testing.T) {
 			t.Fatalf("submit: %d %s", sub.Code, sub.Body)
 		}
 		id := decode[map[string]any](t, sub)["id"].(string)
-		for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
-			job := decode[map[string]any](t, f.do(t, http.MethodGet, "/v1/docking/jobs/"+id, "read", nil))
-			if s := job["status"]; s == "succeeded" {
-				return id
-			} else if s != "queued" && s != "running" {
-				t.Fatalf("job: %v", job)
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("job still running after 10 minutes")
-			}
-		}
+		waitDockingJob(t, f, id, 10*time.Minute)
+		return id
 	}
 	if valid, _ := checkPoseValiditySPARQL(t, f, run([]float64{15.190, 53.903, 16.917}, []float64{20, 20, 20})); valid == 0 {
 		t.Error("pocket: no valid pose")
