@@ -160,10 +160,7 @@ func TestIndexRestartAndRebuild(t *testing.T) {
 		t.Fatalf("after restart %d entries for %d molecules", len(got), len(mols))
 	}
 	// damage: drop 10 entries, add a stray one
-	var kvs []graph.SideEntry
-	for _, id := range mols[:10] {
-		kvs = append(kvs, graph.SideEntry{Key: []byte("f" + id)}, graph.SideEntry{Key: []byte("p" + id)})
-	}
+	kvs := lostEntries(mols[:10])
 	e, err := search.Prepare("mol-aaaaaaaaaaaaaaaaaaaaaaaaaa", "CCO", "LFQSCWFLJHTTHZ-UHFFFAOYSA-N")
 	if err != nil {
 		t.Fatal(err)
@@ -177,25 +174,27 @@ func TestIndexRestartAndRebuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x.Close()
-	if got := allIDs(t, x); !slices.Equal(got, mols) {
-		t.Errorf("index holds %d molecules, graph %d", len(got), len(mols))
+	// rebuilt: x holds every molecule of the graph, finds the acids it
+	// found before, and the store holds an entry for each molecule.
+	rebuilt := func(x *search.Index, when string) {
+		t.Helper()
+		if got := allIDs(t, x); !slices.Equal(got, mols) {
+			t.Errorf("%s: index holds %d molecules, graph %d", when, len(got), len(mols))
+		}
+		if got := acids(x); !slices.Equal(got, want) {
+			t.Errorf("acids %s: %d, before %d", when, len(got), len(want))
+		}
+		if got := fpIDs(t, st); !slices.Equal(got, mols) {
+			t.Errorf("%s: %d entries for %d molecules", when, len(got), len(mols))
+		}
 	}
-	if got := acids(x); !slices.Equal(got, want) {
-		t.Errorf("acids after reopen: %d, before %d", len(got), len(want))
-	}
+	rebuilt(x, "after reopen")
 	if hits, _ := x.Exact(ctx, "LFQSCWFLJHTTHZ-UHFFFAOYSA-N", search.ExactOptions{}); len(hits) != 0 {
 		t.Errorf("stray entry still found: %v", hits)
 	}
-	if got := fpIDs(t, st); !slices.Equal(got, mols) {
-		t.Errorf("after rebuild %d entries for %d molecules", len(got), len(mols))
-	}
 
 	// every entry lost: the index is rebuilt from the graph in full
-	kvs = kvs[:0]
-	for _, id := range mols {
-		kvs = append(kvs, graph.SideEntry{Key: []byte("f" + id)}, graph.SideEntry{Key: []byte("p" + id)})
-	}
-	if err := st.PutSide(ctx, kvs); err != nil {
+	if err := st.PutSide(ctx, lostEntries(mols)); err != nil {
 		t.Fatal(err)
 	}
 	if got := fpIDs(t, st); len(got) != 0 {
@@ -206,15 +205,17 @@ func TestIndexRestartAndRebuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x2.Close()
-	if got := allIDs(t, x2); !slices.Equal(got, mols) {
-		t.Errorf("after a full rebuild the index holds %d molecules, graph %d", len(got), len(mols))
+	rebuilt(x2, "after a full rebuild")
+}
+
+// lostEntries are side entries that delete the fingerprint ("f") and
+// pickle ("p") entries of the molecules ids.
+func lostEntries(ids []string) []graph.SideEntry {
+	var kvs []graph.SideEntry
+	for _, id := range ids {
+		kvs = append(kvs, graph.SideEntry{Key: []byte("f" + id)}, graph.SideEntry{Key: []byte("p" + id)})
 	}
-	if got := acids(x2); !slices.Equal(got, want) {
-		t.Errorf("acids after a full rebuild: %d, before %d", len(got), len(want))
-	}
-	if got := fpIDs(t, st); !slices.Equal(got, mols) {
-		t.Errorf("after a full rebuild %d entries for %d molecules", len(got), len(mols))
-	}
+	return kvs
 }
 
 // TestSearchSeesOnlyCommitted searches while molecules are registered:
