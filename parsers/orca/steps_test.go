@@ -84,11 +84,7 @@ func TestNewJobSteps(t *testing.T) {
 	prefix := bytes.Index(data, []byte("$$$$$$$$$$$$$$$$  JOB NUMBER  1"))
 	prefix = bytes.LastIndexByte(data[:prefix], '\n') + 1
 	steps := qmtest.CclibSteps(t, data, prefix, true, jobNumber)
-	ref := make([][]float64, len(steps))
-	for i, s := range steps {
-		ref[i] = s.SCF
-	}
-	t.Logf("%d SCF energies compared with cclib per step", qmtest.CheckStepEnergies(t, name, c, ref))
+	t.Logf("%d SCF energies compared with cclib per step", qmtest.CheckStepEnergies(t, name, c, qmtest.StepSCF(steps)))
 	// The wavenumbers of the frequency job, and none in the others.
 	for i, s := range steps {
 		got := c.Steps[i].Frequencies

@@ -48,7 +48,11 @@ print(json.dumps(out))
 // the test if python3-cclib is not installed.
 func CclibStepEnergies(t *testing.T, data []byte, prefixEnd int, before bool, boundary func(line []byte) bool) [][]float64 {
 	t.Helper()
-	steps := CclibSteps(t, data, prefixEnd, before, boundary)
+	return StepSCF(CclibSteps(t, data, prefixEnd, before, boundary))
+}
+
+// StepSCF is the SCF energies of each of steps.
+func StepSCF(steps []CclibStep) [][]float64 {
 	energies := make([][]float64, len(steps))
 	for i, s := range steps {
 		energies[i] = s.SCF
