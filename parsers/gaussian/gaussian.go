@@ -49,7 +49,7 @@ type stepper struct {
 
 func (s *stepper) line(b []byte) {
 	if s.p.normal && len(s.steps) < qm.MaxSteps-1 {
-		t := bytes.TrimSpace(b)
+		t := qm.TrimSpace(b)
 		if bytes.HasPrefix(t, []byte("Link1:  Proceeding to internal job step")) || bytes.HasPrefix(t, []byte("Entering Gaussian System")) {
 			s.p.finish()
 			s.steps = append(s.steps, s.p.c)
@@ -154,7 +154,7 @@ func (p *parser) line(b []byte) {
 		}
 		return
 	case secGeom:
-		if bytes.HasPrefix(b, pDashes) || len(bytes.TrimSpace(b)) == 0 {
+		if bytes.HasPrefix(b, pDashes) || len(qm.TrimSpace(b)) == 0 {
 			p.endGeom()
 			p.sec = secNone
 			return
@@ -559,7 +559,7 @@ func (p *parser) eigLine(b []byte) {
 		if w > len(vals) {
 			w = len(vals)
 		}
-		f := bytes.TrimSpace(vals[:w])
+		f := qm.TrimSpace(vals[:w])
 		vals = vals[w:]
 		if len(f) == 0 {
 			continue

@@ -136,7 +136,7 @@ func (p *parser) startTask() {
 }
 
 func (p *parser) line(b []byte) {
-	t := bytes.TrimSpace(b)
+	t := qm.TrimSpace(b)
 	switch p.sec {
 	case secGeom:
 		if p.geomLine(t) {

@@ -94,7 +94,7 @@ func jobBanner(b []byte) (n int, compound, ok bool) {
 	default:
 		return 0, false, false
 	}
-	n, ok = qm.ParseInt(bytes.TrimSpace(rest))
+	n, ok = qm.ParseInt(qm.TrimSpace(rest))
 	return n, compound, ok && n >= 1 && n <= 1<<20
 }
 
@@ -163,7 +163,7 @@ type parser struct {
 func (p *parser) line(b []byte) {
 	switch p.sec {
 	case secGeom:
-		if len(bytes.TrimSpace(b)) == 0 {
+		if len(qm.TrimSpace(b)) == 0 {
 			p.endGeom()
 			p.sec = secNone
 			return
@@ -184,7 +184,7 @@ func (p *parser) line(b []byte) {
 		}
 		p.endOrbitals()
 	case secMulliken:
-		t := bytes.TrimSpace(b)
+		t := qm.TrimSpace(b)
 		if bytes.HasPrefix(t, []byte("Sum of atomic charges")) || len(p.mull) > 1<<20 {
 			p.c.MullikenCharges = p.mull
 			p.sec = secNone
@@ -201,7 +201,7 @@ func (p *parser) line(b []byte) {
 		}
 		return
 	case secFreq:
-		t := bytes.TrimSpace(b)
+		t := qm.TrimSpace(b)
 		if bytes.Contains(t, []byte("cm**-1")) {
 			fs := qm.Fields(t, p.fields)
 			p.fields = fs
@@ -220,7 +220,7 @@ func (p *parser) line(b []byte) {
 			return
 		}
 	case secIR:
-		t := bytes.TrimSpace(b)
+		t := qm.TrimSpace(b)
 		if bytes.HasPrefix(t, []byte("Mode")) {
 			if bytes.Contains(t, []byte("Int")) && bytes.Contains(t, []byte("eps")) {
 				p.irIntCol = 3
@@ -374,7 +374,7 @@ func (p *parser) line(b []byte) {
 			p.c.AddJob(qm.JobFrequency)
 		}
 	case 'I':
-		if bytes.Equal(bytes.TrimSpace(t), []byte("INPUT FILE")) {
+		if bytes.Equal(qm.TrimSpace(t), []byte("INPUT FILE")) {
 			p.echo = nil // a new input echo
 		} else if bytes.HasPrefix(t, []byte("IR SPECTRUM")) {
 			p.sec = secIR
@@ -442,7 +442,7 @@ func (p *parser) line(b []byte) {
 	case '|':
 		// Input echo: "|  1> ! B3LYP def2-SVP Opt", "| 10> $new_job".
 		if i := bytes.Index(t, []byte("> ")); i > 0 && i < 8 {
-			in := bytes.TrimSpace(t[i+2:])
+			in := qm.TrimSpace(t[i+2:])
 			switch {
 			case len(in) > 0 && in[0] == '!':
 				if len(p.echo) == 0 {
@@ -507,7 +507,7 @@ func same(a, b qm.Geometry) bool {
 
 // scfLine consumes lines of the SCF ITERATIONS section; false ends it.
 func (p *parser) scfLine(b []byte) bool {
-	t := bytes.TrimSpace(b)
+	t := qm.TrimSpace(b)
 	switch {
 	case bytes.Contains(t, []byte("ITERATION")) && bytes.HasPrefix(t, []byte("!")):
 		p.scfIters++
@@ -547,7 +547,7 @@ func (p *parser) scfEnergy(b []byte) {
 
 // orbLine consumes lines of the ORBITAL ENERGIES section; false ends it.
 func (p *parser) orbLine(b []byte) bool {
-	t := bytes.TrimSpace(b)
+	t := qm.TrimSpace(b)
 	switch {
 	case len(t) == 0, bytes.HasPrefix(t, []byte("---")), bytes.HasPrefix(t, []byte("NO ")):
 		return true

@@ -58,7 +58,7 @@ type stepper struct {
 }
 
 func (s *stepper) line(b []byte) {
-	t := bytes.TrimSpace(b)
+	t := qm.TrimSpace(b)
 	switch s.input {
 	case 0:
 		if bytes.HasPrefix(t, []byte("==> Input File <==")) {
@@ -225,7 +225,7 @@ type parser struct {
 func (p *parser) skipping() bool { return p.fd == findifSkip }
 
 func (p *parser) line(b []byte) {
-	t := bytes.TrimSpace(b)
+	t := qm.TrimSpace(b)
 	switch p.sec {
 	case secInput:
 		if bytes.HasPrefix(t, []byte("-----")) {

@@ -1,6 +1,7 @@
 package qm_test
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -75,5 +76,35 @@ func TestLinesLong(t *testing.T) {
 				t.Errorf("line of %d bytes ending %q: %d lines, second %d bytes, %d cut; want %d, %d, %d", n, end, len(got), len(got[min(1, len(got)-1)]), ln.Truncated(), wantN, len(want), cut)
 			}
 		}
+	}
+}
+
+// trimCases are lines as logs indent and pad them, and the edges of
+// TrimSpace's eight-byte steps and of its hand-over to bytes.TrimSpace.
+var trimCases = []string{
+	"", " ", "        ", "         ", "x", " x ", "       x", "        x", "         x", "x        ",
+	"  Total DFT energy =   -382.308266602      ", "\t x \t", " \r\n", "\u00a0x\u00a0", " \u0085 x", "  é  ",
+	"                 Vector    1  Occ=2.000000D+00  E=-1.002024D+01  Symmetry=bu                 ",
+	"a b", "\x00 a \x00", " \v\f ",
+}
+
+// FuzzTrimSpace: TrimSpace equals bytes.TrimSpace, nil for nil.
+func FuzzTrimSpace(f *testing.F) {
+	for _, s := range trimCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkTrim)
+}
+
+func TestTrimSpaceCases(t *testing.T) {
+	for _, s := range trimCases {
+		checkTrim(t, []byte(s))
+	}
+}
+
+func checkTrim(t *testing.T, b []byte) {
+	got, want := qm.TrimSpace(b), bytes.TrimSpace(b)
+	if !bytes.Equal(got, want) || (got == nil) != (want == nil) {
+		t.Errorf("TrimSpace(%q) = %q, want %q", b, got, want)
 	}
 }

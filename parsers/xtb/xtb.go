@@ -91,7 +91,7 @@ type parser struct {
 }
 
 func (p *parser) line(b []byte) {
-	t := bytes.TrimSpace(b)
+	t := qm.TrimSpace(b)
 	switch p.sec {
 	case secOrbitals:
 		if p.orbLine(t) {
@@ -259,7 +259,7 @@ func (p *parser) line(b []byte) {
 
 // boxLine reads the rows of the ":: … ::" summary boxes.
 func (p *parser) boxLine(t []byte) {
-	inner := bytes.TrimSpace(bytes.Trim(t, ":."))
+	inner := qm.TrimSpace(bytes.Trim(t, ":."))
 	if len(inner) == 0 {
 		return
 	}
@@ -288,7 +288,7 @@ func (p *parser) boxLine(t []byte) {
 
 // setupLine reads the ": key value :" rows of the SETUP boxes.
 func (p *parser) setupLine(t []byte) {
-	inner := bytes.TrimSpace(bytes.Trim(t, ":"))
+	inner := qm.TrimSpace(bytes.Trim(t, ":"))
 	switch {
 	case bytes.HasPrefix(inner, []byte("Hamiltonian")):
 		if fs := qm.Fields(inner, p.fields); len(fs) == 2 {
