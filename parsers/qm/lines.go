@@ -212,31 +212,33 @@ func (l *Lines) Err() error { return l.err }
 // of the CPU time of parsing an NWChem log.
 func TrimSpace(b []byte) []byte {
 	const blanks = 0x2020202020202020
-	i := 0
-	for len(b)-i >= 8 {
+	i, j := 0, len(b)
+	for j-i >= 8 {
 		if w := binary.LittleEndian.Uint64(b[i:]) ^ blanks; w != 0 {
 			i += bits.TrailingZeros64(w) >> 3
-			break
+			goto right
 		}
 		i += 8
 	}
-	for i < len(b) && b[i] == ' ' {
+	for i < j && b[i] == ' ' {
 		i++
-	}
-	j := len(b)
-	for j-i >= 8 {
-		if w := binary.LittleEndian.Uint64(b[j-8:]) ^ blanks; w != 0 {
-			j -= bits.LeadingZeros64(w) >> 3
-			break
-		}
-		j -= 8
-	}
-	for j > i && b[j-1] == ' ' {
-		j--
 	}
 	if i == j {
 		return nil
 	}
+right:
+	// b[i] is not a blank: both loops stop at it.
+	for j-i >= 8 {
+		if w := binary.LittleEndian.Uint64(b[j-8:]) ^ blanks; w != 0 {
+			j -= bits.LeadingZeros64(w) >> 3
+			goto ends
+		}
+		j -= 8
+	}
+	for b[j-1] == ' ' {
+		j--
+	}
+ends:
 	if c, d := b[i], b[j-1]; c <= ' ' || c >= utf8.RuneSelf || d <= ' ' || d >= utf8.RuneSelf {
 		return bytes.TrimSpace(b[i:j])
 	}
@@ -265,8 +267,11 @@ func Fields(b []byte, dst [][]byte) [][]byte {
 	return dst
 }
 
+// isSpace reports whether c is ASCII white space (one compare and a bit
+// test instead of six compares).
 func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'
+	const mask uint64 = 1<<' ' | 1<<'\t' | 1<<'\r' | 1<<'\n' | 1<<'\f' | 1<<'\v'
+	return c <= ' ' && mask>>c&1 != 0
 }
 
 // ParseFloat parses a decimal number as programs print it, accepting Fortran
@@ -274,7 +279,7 @@ func isSpace(c byte) bool {
 //
 // Why not strconv.ParseFloat alone: its generality (underscores,
 // hexadecimal, infinities, the copy a Fortran "D" needs) made it a quarter of
-// the CPU time of parsing an NWChem log. Numbers of at most 19 significant
+// the CPU time of parsing an NWChem log. Numbers of at most 19 digits
 // digits whose value is an integer below 2⁵³ times or divided by a power of
 // ten up to 10²² (nearly all a log prints) are computed directly: both
 // factors are exact doubles, so the one IEEE operation rounds correctly
@@ -296,32 +301,24 @@ func fastFloat(b []byte) (float64, bool) {
 	if b[0] == '-' || b[0] == '+' {
 		neg, i = b[0] == '-', 1
 	}
+	// The digits before and after the point; more than 19 (leading zeros
+	// included) may have overflowed mant and are left to strconv.
 	var mant uint64
-	nd, exp := 0, 0
-	digits, point := false, false
-digits:
-	for ; i < len(b); i++ {
-		switch c := b[i]; {
-		case c >= '0' && c <= '9':
-			digits = true
-			if point {
-				exp--
-			}
-			if mant == 0 && c == '0' {
-				continue // leading zeros are no significant digits
-			}
-			if nd == 19 {
-				return 0, false
-			}
-			mant = mant*10 + uint64(c-'0')
-			nd++
-		case c == '.' && !point:
-			point = true
-		default:
-			break digits
-		}
+	start := i
+	for ; i < len(b) && b[i]-'0' <= 9; i++ {
+		mant = mant*10 + uint64(b[i]-'0')
 	}
-	if !digits {
+	nd, exp := i-start, 0
+	if i < len(b) && b[i] == '.' {
+		i++
+		frac := i
+		for ; i < len(b) && b[i]-'0' <= 9; i++ {
+			mant = mant*10 + uint64(b[i]-'0')
+		}
+		nd += i - frac
+		exp = frac - i
+	}
+	if nd == 0 || nd > 19 {
 		return 0, false
 	}
 	if i < len(b) {
