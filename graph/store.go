@@ -177,7 +177,15 @@ func Open(dir string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	return withBlobs(&nativeBackend{qs: qs}, "badger", dir, opt)
+	s, err := withBlobs(&nativeBackend{qs: qs}, "badger", dir, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.buildClassIndex(context.Background()); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	return s, nil
 }
 
 func withBlobs(b backend, name, dir string, opt Options) (*Store, error) {
@@ -365,7 +373,11 @@ func (s *Store) putGraphs(ctx context.Context, graphs []NamedGraph, sets []normG
 		done  int
 	)
 	flush := func() error {
-		if err := s.b.replace(ctx, chunk); err != nil {
+		indexed, err := s.withClassIndex(ctx, chunk)
+		if err != nil {
+			return fmt.Errorf("put graphs: %w", err)
+		}
+		if err := s.b.replace(ctx, indexed); err != nil {
 			return fmt.Errorf("put graphs: %w", noSpace(err))
 		}
 		s.committedSide(chunk)
@@ -464,7 +476,11 @@ func (s *Store) deleteGraph(ctx context.Context, g quad.IRI) error {
 	} else if !ok {
 		return fmt.Errorf("delete graph %s: %w", g, ErrNotFound)
 	}
-	if err := s.b.replace(ctx, []normGraph{{iri: g}}); err != nil {
+	indexed, err := s.withClassIndex(ctx, []normGraph{{iri: g}})
+	if err != nil {
+		return fmt.Errorf("delete graph %s: %w", g, err)
+	}
+	if err := s.b.replace(ctx, indexed); err != nil {
 		return fmt.Errorf("delete graph %s: %w", g, noSpace(err))
 	}
 	return nil
@@ -475,10 +491,16 @@ func (s *Store) deleteGraph(ctx context.Context, g quad.IRI) error {
 // named graph) whose IRI sorts after the cursor after ("" for the first
 // page). It also returns whether more follow.
 func (s *Store) ListByClass(ctx context.Context, class quad.IRI, after quad.IRI, limit int) ([]quad.IRI, bool, error) {
-	// The index is in term-id order, not IRI order, so every member is
-	// read; but only the limit smallest are kept (a max-heap), not all of
-	// them sorted: a page of 10 of 20,000 molecules cost a sort of 20,000
-	// strings and their slice on every GET /v1/molecules.
+	if s.closed.Load() {
+		return nil, false, ErrClosed
+	}
+	if s.native() != nil {
+		return s.listByClassIndex(ctx, class, after, limit)
+	}
+	// The memory backend has no class index (classindex.go): the POSG
+	// index is in term-id order, not IRI order, so every member is read;
+	// but only the limit smallest are kept (a max-heap), not all of them
+	// sorted.
 	var top iriHeap
 	n := 0
 	err := s.Match(ctx, Pattern{Predicate: quad.IRI(rdfType), Object: class}, func(q quad.Quad) error {

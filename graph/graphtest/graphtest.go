@@ -453,6 +453,111 @@ func testListByClass(t *testing.T, f Factory) {
 	if len(page) != 1 || page[0] != calc {
 		t.Errorf("calculations: %v", page)
 	}
+	testListByClassChanges(t, f)
+}
+
+// listAll pages through class by pages of size and returns the IRIs.
+func listAll(t *testing.T, s *graph.Store, class quad.IRI, size int) []string {
+	t.Helper()
+	var got []string
+	after := quad.IRI("")
+	for pages := 0; ; pages++ {
+		page, more, err := s.ListByClass(context.Background(), class, after, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) > size {
+			t.Fatalf("page of %d for a limit of %d", len(page), size)
+		}
+		for _, iri := range page {
+			got = append(got, string(iri))
+		}
+		if !more {
+			return got
+		}
+		if len(page) == 0 || pages > 1000 {
+			t.Fatal("pagination does not end")
+		}
+		after = page[len(page)-1]
+	}
+}
+
+// testListByClassChanges: a graph that drops or changes its type, a
+// deleted graph, IRIs of every length (some longer than any index key,
+// sharing a long prefix) and a reopened store.
+func testListByClassChanges(t *testing.T, f Factory) {
+	s, reopen := open(t, f, graph.Options{})
+	ctx := context.Background()
+	long := strings.Repeat("x", 2000)
+	var iris []quad.IRI
+	for i := 0; i < 12; i++ {
+		iris = append(iris, res("molecule", i))
+	}
+	// Long IRIs that share 2,000 bytes, one that is a prefix of the
+	// others, and ones around them.
+	for _, tail := range []string{"", "b", "a", "c2", "c10", "\u00e9"} {
+		iris = append(iris, quad.IRI("https://example.org/m/"+long+tail))
+	}
+	iris = append(iris, quad.IRI("https://example.org/m/"+long[:900]), quad.IRI("https://example.org/m/y"))
+	for _, g := range iris {
+		if err := s.PutGraph(ctx, g, []quad.Quad{{Subject: g, Predicate: pType, Object: cMol}, {Subject: g, Predicate: pName, Object: quad.String("n")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// molecule 3 becomes a calculation, molecule 4 loses its type,
+	// molecule 5 and one long IRI are deleted, molecule 6 is put again
+	// unchanged.
+	m := func(i int) quad.IRI { return res("molecule", i) }
+	put := func(g quad.IRI, qs ...quad.Quad) {
+		t.Helper()
+		if err := s.PutGraph(ctx, g, qs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(m(3), quad.Quad{Subject: m(3), Predicate: pType, Object: cCalc})
+	put(m(4), quad.Quad{Subject: m(4), Predicate: pName, Object: quad.String("untyped")})
+	put(m(6), quad.Quad{Subject: m(6), Predicate: pType, Object: cMol}, quad.Quad{Subject: m(6), Predicate: pName, Object: quad.String("n")})
+	for _, g := range []quad.IRI{m(5), iris[14]} {
+		if err := s.DeleteGraph(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []string
+	for i, g := range iris {
+		if g != m(3) && g != m(4) && g != m(5) && i != 14 {
+			want = append(want, string(g))
+		}
+	}
+	sort.Strings(want)
+	check := func(s *graph.Store, when string) {
+		t.Helper()
+		for _, size := range []int{1, 2, 3, 7, 100} {
+			if got := listAll(t, s, cMol, size); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("%s, pages of %d: ListByClass gives %d IRIs, not the %d in IRI order", when, size, len(got), len(want))
+			}
+		}
+		// A cursor that is no member, inside the run of long IRIs.
+		page, _, err := s.ListByClass(ctx, cMol, quad.IRI("https://example.org/m/"+long+"bb"), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := sort.SearchStrings(want, "https://example.org/m/"+long+"bb")
+		if len(page) != 2 || string(page[0]) != want[i] || string(page[1]) != want[i+1] {
+			t.Errorf("%s: the page after a cursor inside the run of long IRIs is not the 2 IRIs after it", when)
+		}
+		if page, _, _ := s.ListByClass(ctx, cCalc, "", 0); len(page) != 1 || page[0] != m(3) {
+			t.Errorf("%s: calculations = %v, want [%s]", when, page, m(3))
+		}
+		if all, more, _ := s.ListByClass(ctx, cMol, "", 0); more || len(all) != len(want) {
+			t.Errorf("%s: limit 0 = %d members (more %v), want %d", when, len(all), more, len(want))
+		}
+	}
+	check(s, "written")
+	if reopen != nil {
+		s = reopen(s)
+		check(s, "reopened")
+	}
+	s.Close()
 }
 
 func testChunked(t *testing.T, f Factory) {

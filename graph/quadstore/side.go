@@ -86,6 +86,12 @@ func (s *Store) PutSide(ctx context.Context, kvs []KV) error {
 // with prefix, all read from one snapshot, until fn returns an error. The
 // slices passed to fn are valid only during the call.
 func (s *Store) ScanSide(ctx context.Context, prefix []byte, fn func(key, value []byte) error) error {
+	return s.ScanSideFrom(ctx, prefix, nil, fn)
+}
+
+// ScanSideFrom is ScanSide starting at the first key >= from (keys before
+// it are skipped by a seek, not read): for pages of an ordered listing.
+func (s *Store) ScanSideFrom(ctx context.Context, prefix, from []byte, fn func(key, value []byte) error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
@@ -97,7 +103,11 @@ func (s *Store) ScanSide(ctx context.Context, prefix []byte, fn func(key, value 
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: p, PrefetchValues: true, PrefetchSize: 256})
 	defer it.Close()
 	n := 0
-	for it.Rewind(); it.Valid(); it.Next() {
+	start := p
+	if bytes.Compare(sideKey(from), p) > 0 {
+		start = sideKey(from)
+	}
+	for it.Seek(start); it.Valid(); it.Next() {
 		if n++; n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
