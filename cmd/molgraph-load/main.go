@@ -159,6 +159,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 	}
 	base, adminKey := cfg.server, cfg.key
 	var logPath string
+	serverPid := 0
 	if base == "" {
 		// The child inherits the environment; the Go runtime of this
 		// process read its own (GOMAXPROCS, GOGC) at start.
@@ -173,7 +174,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 			return false, err
 		}
 		defer srv.stop(out)
-		base, adminKey, logPath = srv.Base, srv.Key, srv.LogPath
+		base, adminKey, logPath, serverPid = srv.Base, srv.Key, srv.LogPath, srv.Pid()
 		fmt.Fprintf(out, "molgraph-load: started %s serve on %s (data dir %s, log %s; environment %s)\n", cfg.binary, base, srv.dir, srv.LogPath, strings.Join(cfg.serverEnv, ","))
 	}
 	base = strings.TrimSuffix(base, "/")
@@ -193,6 +194,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 	defer cancel()
 	var queue queueWatch
 	go queue.watch(runCtx, l)
+	cpu0 := cpuTimes(serverPid)
 	start := time.Now()
 	var wg sync.WaitGroup
 	results := make([]*clientStats, cfg.clients)
@@ -206,6 +208,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu1 := cpuTimes(serverPid)
 	loadEnd := loadAvg()
 
 	total := newClientStats()
@@ -252,6 +255,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 			fmt.Fprintf(out, "  %s rejected: %s\n", k, e)
 		}
 	}
+	fmt.Fprintln(out, cpu1.sub(cpu0).report(elapsed))
 	fmt.Fprintf(out, "writes: %d molecules and %d batch jobs (%d records) acknowledged; lost writes: %d (checked in %s)\n",
 		len(total.molecules), len(total.batches), batchRecords, lost, drained.Round(time.Millisecond))
 	for _, d := range lostDetail {
@@ -866,4 +870,48 @@ func (s *server) stop(out io.Writer) {
 	if s.Stop(out, 30*time.Second) == nil {
 		os.RemoveAll(s.dir)
 	}
+}
+
+// cpuUse is the CPU time used so far by this process (the generator) and
+// by the server it started (zero without one).
+type cpuUse struct{ generator, server time.Duration }
+
+// cpuTimes reads this process's CPU time (getrusage) and the server's
+// (utime+stime of /proc/<pid>/stat, Linux; zero elsewhere or for pid 0).
+func cpuTimes(serverPid int) cpuUse {
+	var c cpuUse
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		c.generator = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	if serverPid > 0 {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", serverPid)); err == nil {
+			// Fields after the command (which may hold spaces) start at
+			// the last ')': state is field 3, utime 14, stime 15.
+			if i := bytes.LastIndexByte(b, ')'); i >= 0 {
+				f := strings.Fields(string(b[i+1:]))
+				if len(f) > 12 {
+					ut, _ := strconv.ParseInt(f[11], 10, 64)
+					st, _ := strconv.ParseInt(f[12], 10, 64)
+					// USER_HZ is 100 on every Linux the project runs on.
+					c.server = time.Duration(ut+st) * 10 * time.Millisecond
+				}
+			}
+		}
+	}
+	return c
+}
+
+func (c cpuUse) sub(o cpuUse) cpuUse { return cpuUse{c.generator - o.generator, c.server - o.server} }
+
+// report says how many cores the generator and the server used during
+// the run: on a machine of few cores, the generator's share is CPU the
+// server did not have.
+func (c cpuUse) report(elapsed time.Duration) string {
+	cores := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds()/elapsed.Seconds(), 'f', 2, 64) }
+	s := fmt.Sprintf("CPU during the run: generator %s (%s cores)", c.generator.Round(10*time.Millisecond), cores(c.generator))
+	if c.server > 0 {
+		s += fmt.Sprintf(", server %s (%s cores)", c.server.Round(10*time.Millisecond), cores(c.server))
+	}
+	return s
 }

@@ -121,6 +121,9 @@ func (s *Server) Stop(out io.Writer, grace time.Duration) error {
 	return s.ExitErr
 }
 
+// Pid is the server process's id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
 // FreePort returns a loopback address nothing listens on now.
 func FreePort() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
