@@ -136,6 +136,18 @@ func (p *parser) startTask() {
 }
 
 func (p *parser) line(b []byte) {
+	// Rows that start with a digit outside a table (coefficients of the
+	// orbital analysis, Z-matrix, gradients: a third of a log) are dropped
+	// on their first character, before the rest of the line is trimmed.
+	if p.sec == secNone || p.sec == secMOA {
+		b = qm.TrimLeftBlanks(b)
+		if len(b) > 0 && b[0] >= '0' && b[0] <= '9' {
+			if p.sec == secNone {
+				p.rule = false
+			}
+			return
+		}
+	}
 	t := qm.TrimSpace(b)
 	switch p.sec {
 	case secGeom:
@@ -605,25 +617,41 @@ func (p *parser) eigenLine(t []byte) bool {
 // moaLine reads the Vector lines of a molecular-orbital analysis; it ends
 // at the "center of mass" or a module header.
 func (p *parser) moaLine(t []byte) bool {
-	if len(t) > 0 && (t[0] >= '0' && t[0] <= '9' || t[0] == '-') {
-		return true // coefficient rows and rules, most of the section
-	}
-	if bytes.HasPrefix(t, []byte("Vector")) {
-		// "Vector   11  Occ=2.000000D+00  E=-1.090299D+00  Symmetry=ag"
-		i, ok := qm.ParseInt(token(t[len("Vector"):]))
-		e, ok1 := numAfter(t, "E=")
-		o, ok2 := numAfter(t, "Occ=")
-		if ok && ok1 && ok2 && i >= 1 && i <= maxVectors {
-			p.st.vec[p.spin].put(i, e, o)
-		}
+	if len(t) == 0 {
 		return true
 	}
-	if bytes.HasPrefix(t, []byte("center of mass")) || bytes.HasPrefix(t, []byte("NWChem ")) ||
-		bytes.HasSuffix(t, []byte("Molecular Orbital Analysis")) || bytes.HasPrefix(t, []byte("Task  times")) ||
-		bytes.HasPrefix(t, []byte("Mulliken")) || bytes.HasPrefix(t, []byte("Total Density")) {
-		return false
+	switch t[0] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return true // coefficient rows and rules, most of the section
+	case 'V':
+		if bytes.HasPrefix(t, []byte("Vector")) {
+			// "Vector   11  Occ=2.000000D+00  E=-1.090299D+00  Symmetry=ag"
+			i, ok := qm.ParseInt(token(t[len("Vector"):]))
+			e, ok1 := numAfter(t, "E=")
+			o, ok2 := numAfter(t, "Occ=")
+			if ok && ok1 && ok2 && i >= 1 && i <= maxVectors {
+				p.st.vec[p.spin].put(i, e, o)
+			}
+			return true
+		}
+	case 'c':
+		if bytes.HasPrefix(t, []byte("center of mass")) {
+			return false
+		}
+	case 'N':
+		if bytes.HasPrefix(t, []byte("NWChem ")) {
+			return false
+		}
+	case 'T':
+		if bytes.HasPrefix(t, []byte("Task  times")) || bytes.HasPrefix(t, []byte("Total Density")) {
+			return false
+		}
+	case 'M':
+		if bytes.HasPrefix(t, []byte("Mulliken")) {
+			return false
+		}
 	}
-	return true
+	return !bytes.HasSuffix(t, []byte("Molecular Orbital Analysis"))
 }
 
 func (p *parser) startMulliken() {

@@ -29,14 +29,14 @@ type Lines struct {
 	buf        []byte // read buffer; buf[start:end] is read and not yet returned
 	start, end int
 	long       []byte // a line longer than buf, assembled (up to MaxLine)
-	// The current line is buf[lo:hi], or long[:hi] if inLong. Offsets, not
+	// The current line is buf[lo:hi], or long[lo:hi] if inLong. Offsets, not
 	// a slice: storing a pointer per line in this heap object costs a
 	// write barrier whenever the garbage collector is marking.
 	lo, hi    int
 	inLong    bool
 	n         int
 	truncated int
-	bytes     int64
+	read      int64 // bytes read from r
 	err       error
 	eof       bool // r returned an error (io.EOF or another): no more reads
 }
@@ -84,9 +84,14 @@ func ParseLines(name string, c *Calculation, r io.Reader, line func([]byte), fin
 func (l *Lines) Next() bool {
 	for {
 		if i := bytes.IndexByte(l.buf[l.start:l.end], '\n'); i >= 0 {
-			l.set(l.start, l.start+i, false)
-			l.start += i + 1
-			l.bytes += int64(i + 1)
+			// The common case, inline: the line holds no other '\n'.
+			lo, hi := l.start, l.start+i
+			l.start = hi + 1
+			for hi > lo && l.buf[hi-1] == '\r' {
+				hi--
+			}
+			l.lo, l.hi, l.inLong = lo, hi, false
+			l.n++
 			return true
 		}
 		switch {
@@ -95,7 +100,6 @@ func (l *Lines) Next() bool {
 		case l.eof:
 			// The last line, without an ending.
 			l.set(l.start, l.end, false)
-			l.bytes += int64(l.end - l.start)
 			l.start = l.end
 			return true
 		case l.end-l.start == len(l.buf):
@@ -133,6 +137,7 @@ func (l *Lines) fill() {
 			n, err = 0, errNegativeRead
 		}
 		l.end += n
+		l.read += int64(n)
 		if err != nil {
 			l.eof = true
 			if err != io.EOF {
@@ -156,7 +161,6 @@ var errNegativeRead = errors.New("qm: reader returned an invalid count")
 func (l *Lines) longLine() {
 	l.long = append(l.long[:0], l.buf[l.start:l.end]...)
 	n := l.end - l.start
-	l.bytes += int64(n)
 	l.start = l.end
 	ended := false
 	for !ended && !l.eof {
@@ -166,7 +170,6 @@ func (l *Lines) longLine() {
 			chunk, ended = chunk[:i+1], true
 		}
 		l.start += len(chunk)
-		l.bytes += int64(len(chunk))
 		n += len(chunk)
 		if room := MaxLine - len(l.long); room > 0 {
 			l.long = append(l.long, chunk[:min(room, len(chunk))]...)
@@ -196,7 +199,7 @@ func (l *Lines) Text() string { return string(l.Bytes()) }
 func (l *Lines) N() int { return l.n }
 
 // BytesRead returns the number of input bytes consumed so far.
-func (l *Lines) BytesRead() int64 { return l.bytes }
+func (l *Lines) BytesRead() int64 { return l.read - int64(l.end-l.start) }
 
 // Truncated returns how many lines were longer than MaxLine and were cut.
 func (l *Lines) Truncated() int { return l.truncated }
@@ -243,6 +246,24 @@ ends:
 		return bytes.TrimSpace(b[i:j])
 	}
 	return b[i:j:j]
+}
+
+// TrimLeftBlanks returns b without its leading blanks (' ' only), skipped
+// eight at a time as in TrimSpace: for a parser that needs only a line's
+// first character to drop it (TrimSpace of the result is TrimSpace(b)).
+func TrimLeftBlanks(b []byte) []byte {
+	const blanks = 0x2020202020202020
+	i := 0
+	for len(b)-i >= 8 {
+		if w := binary.LittleEndian.Uint64(b[i:]) ^ blanks; w != 0 {
+			return b[i+bits.TrailingZeros64(w)>>3:]
+		}
+		i += 8
+	}
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	return b[i:]
 }
 
 // Fields splits b around runs of ASCII white space, appending to dst[:0]; it

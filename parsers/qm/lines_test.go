@@ -52,10 +52,17 @@ func TestLinesLong(t *testing.T) {
 	for _, n := range []int{16<<10 - 1, 16 << 10, 16<<10 + 1, 40 << 10, qm.MaxLine - 1, qm.MaxLine, qm.MaxLine + 1, 3 * qm.MaxLine} {
 		for _, end := range []string{"\n", "\r\n", ""} {
 			long := strings.Repeat("z", n)
-			ln := qm.NewLines(strings.NewReader("a\n" + long + end + "b\n"))
+			in := "a\n" + long + end + "b\n"
+			ln := qm.NewLines(strings.NewReader(in))
 			var got []string
 			for ln.Next() {
+				if len(got) == 0 && ln.BytesRead() != 2 {
+					t.Errorf("line of %d bytes ending %q: %d bytes read after the first line, want 2", n, end, ln.BytesRead())
+				}
 				got = append(got, ln.Text())
+			}
+			if ln.BytesRead() != int64(len(in)) {
+				t.Errorf("line of %d bytes ending %q: %d bytes read at the end, want %d", n, end, ln.BytesRead(), len(in))
 			}
 			// The line as read up to its '\n' (a missing ending joins the
 			// next line), cut at MaxLine, its '\r' removed.
@@ -88,7 +95,8 @@ var trimCases = []string{
 	"a b", "\x00 a \x00", " \v\f ",
 }
 
-// FuzzTrimSpace: TrimSpace equals bytes.TrimSpace, nil for nil.
+// FuzzTrimSpace: TrimSpace equals bytes.TrimSpace, nil for nil;
+// TrimLeftBlanks equals bytes.TrimLeft(b, " ").
 func FuzzTrimSpace(f *testing.F) {
 	for _, s := range trimCases {
 		f.Add([]byte(s))
@@ -106,5 +114,8 @@ func checkTrim(t *testing.T, b []byte) {
 	got, want := qm.TrimSpace(b), bytes.TrimSpace(b)
 	if !bytes.Equal(got, want) || (got == nil) != (want == nil) {
 		t.Errorf("TrimSpace(%q) = %q, want %q", b, got, want)
+	}
+	if got, want := qm.TrimLeftBlanks(b), bytes.TrimLeft(b, " "); !bytes.Equal(got, want) {
+		t.Errorf("TrimLeftBlanks(%q) = %q, want %q", b, got, want)
 	}
 }
