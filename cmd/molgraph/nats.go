@@ -279,7 +279,7 @@ type dockQueue struct {
 func (d *dockQueue) wire(opt *jobsdocking.Options, vina *docking.Vina, pool *chem.Pool, cfg serveConfig, log *slog.Logger) {
 	c := cfg.nats.jsq(0)
 	inputs := &jsq.Inputs{NC: d.nc, Config: c}
-	engine := work.Engine(version, vina.Version())
+	engine := work.Engine(version, chem.RDKitVersion(), vina.Version())
 	opt.Queue, opt.Inputs, opt.Engine, opt.Stall, opt.Logger = d.q, inputs, engine, 3*cfg.nats.ackWait, log
 	slots := cfg.nats.localSlots
 	if slots < 0 {
@@ -308,7 +308,7 @@ const chemUnitSlots = 2
 // of batch uploads runs on workers, the commits here) and, unless
 // --local-slots is 0, runs chemistry units on serve's own chem pool too.
 func (d *dockQueue) wireBatch(opt *batch.TaskOptions, pool *chem.Pool, cfg serveConfig, log *slog.Logger) {
-	engine := work.ChemEngine(version)
+	engine := work.ChemEngine(version, chem.RDKitVersion())
 	opt.Queue, opt.Engine, opt.Stall, opt.Logger = d.q, engine, 3*cfg.nats.ackWait, log
 	log.Info("batch chemistry on NATS workers", "engine", engine, "local", cfg.nats.localSlots != 0)
 	if cfg.nats.localSlots == 0 {

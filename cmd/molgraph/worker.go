@@ -122,7 +122,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		vina = vina.WithTempDirs(tmp)
 		inputs := &jsq.Inputs{NC: conn, Config: cfg, CacheDir: filepath.Join(dir, "inputs")}
 		d := &work.Docker{Vina: vina, Pool: pool, Worker: name, Host: host}
-		ws = append(ws, &jsq.Worker{NC: conn, Config: cfg, Name: name, Host: host, Slots: slots, Engine: work.Engine(version, vina.Version()),
+		ws = append(ws, &jsq.Worker{NC: conn, Config: cfg, Name: name, Host: host, Slots: slots, Engine: work.Engine(version, chem.RDKitVersion(), vina.Version()),
 			Drain: drain, Exec: map[string]queue.Executor{work.KindDock: work.DockExecutor(d, inputs)}})
 	}
 	if kinds[work.KindChem] {
@@ -130,7 +130,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		if kinds[work.KindDock] {
 			cname += "-chem"
 		}
-		ws = append(ws, &jsq.Worker{NC: conn, Config: cfg, Name: cname, Host: host, Slots: chemUnitSlots, Engine: work.ChemEngine(version),
+		ws = append(ws, &jsq.Worker{NC: conn, Config: cfg, Name: cname, Host: host, Slots: chemUnitSlots, Engine: work.ChemEngine(version, chem.RDKitVersion()),
 			Drain: drain, Exec: map[string]queue.Executor{work.KindChem: work.ChemExecutor(pool, 2*pool.Workers())}})
 	}
 	errs := make([]error, len(ws))

@@ -116,7 +116,7 @@ func TestQueuedBatchNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { jq.Close() })
-	engine := work.ChemEngine("test")
+	engine := work.ChemEngine("test", chem.RDKitVersion())
 	wctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() { stop(); wg.Wait() }()

@@ -213,10 +213,13 @@ func DecodeChemOutcome(body []byte) (ChemOutcome, error) {
 }
 
 // ChemEngine is the fingerprint of a chemistry executor: the molgraph
-// build (which pins the RDKit and libinchi it links), as one subject-safe
-// token. Molecule ids come from canonical SMILES, so a worker of another
-// build never receives a unit.
-func ChemEngine(build string) string { return engineToken("mg" + build + "-chem") }
+// build and the RDKit version the process runs (Debian's librdkit can be
+// upgraded under a built binary), as one subject-safe token. Molecule ids
+// come from RDKit's canonical SMILES, so a worker of another build or
+// another RDKit never receives a unit.
+func ChemEngine(build, rdkitVersion string) string {
+	return engineToken("mg" + build + "-rdkit" + rdkitVersion + "-chem")
+}
 
 // ChemExecutor runs chemistry units from a queue through pool, parallel
 // records at a time. A record's own failure is in the outcome; an error

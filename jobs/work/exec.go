@@ -17,11 +17,12 @@ type DockTask struct {
 	Unit     DockUnit `json:"unit"`
 }
 
-// Engine is the fingerprint of a docking executor: the molgraph build
-// and the vina version (molecule ids come from canonical SMILES, poses
-// depend on vina), as one subject-safe token.
-func Engine(build, vinaVersion string) string {
-	return engineToken("mg" + build + "-vina" + vinaVersion)
+// Engine is the fingerprint of a docking executor: the molgraph build,
+// the RDKit version the process runs (ligand conformers, stereoisomers and
+// pose checks come from RDKit) and the vina version (poses), as one
+// subject-safe token.
+func Engine(build, rdkitVersion, vinaVersion string) string {
+	return engineToken("mg" + build + "-rdkit" + rdkitVersion + "-vina" + vinaVersion)
 }
 
 // engineToken maps s to a subject-safe token.
