@@ -267,25 +267,61 @@ func TrimLeftBlanks(b []byte) []byte {
 }
 
 // Fields splits b around runs of ASCII white space, appending to dst[:0]; it
-// allocates only when dst is too small.
+// allocates only when dst is too small. Runs of blanks and of other bytes
+// are crossed eight bytes at a time (skipBlanks, fieldEnd): byte loops made
+// Fields an eighth of the CPU time of parsing an NWChem log.
 func Fields(b []byte, dst [][]byte) [][]byte {
 	dst = dst[:0]
 	i := 0
-	for i < len(b) {
+	for {
+		i = skipBlanks(b, i)
 		for i < len(b) && isSpace(b[i]) {
-			i++
+			i = skipBlanks(b, i+1)
 		}
 		if i >= len(b) {
-			break
+			return dst
 		}
-		j := i
+		j := fieldEnd(b, i+1)
 		for j < len(b) && !isSpace(b[j]) {
-			j++
+			j = fieldEnd(b, j+1) // a control character inside the field
 		}
 		dst = append(dst, b[i:j])
 		i = j
 	}
-	return dst
+}
+
+// skipBlanks returns the index of the first byte of b at or after i that
+// is not ' ' (len(b) if none).
+func skipBlanks(b []byte, i int) int {
+	const blanks = 0x2020202020202020
+	for len(b)-i >= 8 {
+		if w := binary.LittleEndian.Uint64(b[i:]) ^ blanks; w != 0 {
+			return i + bits.TrailingZeros64(w)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+// fieldEnd returns the index of the first byte of b at or after j that is
+// below '!' (white space or a control character; len(b) if none).
+func fieldEnd(b []byte, j int) int {
+	const ones, highs = 0x2121212121212121, 0x8080808080808080
+	for len(b)-j >= 8 {
+		w := binary.LittleEndian.Uint64(b[j:])
+		// The high bit of each byte below 0x21 (exact for the lowest one).
+		if m := (w - ones) &^ w & highs; m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+		j += 8
+	}
+	for j < len(b) && b[j] > ' ' {
+		j++
+	}
+	return j
 }
 
 // isSpace reports whether c is ASCII white space (one compare and a bit

@@ -119,3 +119,39 @@ func checkTrim(t *testing.T, b []byte) {
 		t.Errorf("TrimLeftBlanks(%q) = %q, want %q", b, got, want)
 	}
 }
+
+// FuzzFields: Fields splits as a byte-by-byte split at ASCII white space.
+func FuzzFields(f *testing.F) {
+	for _, s := range trimCases {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{"    1 C                    6.0000     0.27180012    -1.40744922     0.00000000",
+		"a\x01b c", "\x01\x02 \x03", "12345678 123456789\t\t x\u00a0y  ", "\x7f\x80\xff \x1f"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want [][]byte
+		for i := 0; i < len(b); {
+			for i < len(b) && strings.IndexByte(" \t\r\n\f\v", b[i]) >= 0 {
+				i++
+			}
+			j := i
+			for j < len(b) && strings.IndexByte(" \t\r\n\f\v", b[j]) < 0 {
+				j++
+			}
+			if j > i {
+				want = append(want, b[i:j])
+			}
+			i = j
+		}
+		got := qm.Fields(b, nil)
+		if len(got) != len(want) {
+			t.Fatalf("Fields(%q) = %q, want %q", b, got, want)
+		}
+		for k := range got {
+			if !bytes.Equal(got[k], want[k]) {
+				t.Fatalf("Fields(%q) = %q, want %q", b, got, want)
+			}
+		}
+	})
+}
