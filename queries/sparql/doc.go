@@ -78,16 +78,32 @@
 //     EXISTS { ?c occ:hasUniqueSpecies ?m }". Literals are left out (a
 //     literal's id is not its term under sameTerm, which folds language
 //     tags' case).
+//   - Stars in id batches (star.go). A BGP whose plan starts with a star
+//     (one subject variable, constant predicates, fresh or constant
+//     objects) runs the star's steps over batches of 1,024 ids: the
+//     first step's column scan fills the batch, each further step looks
+//     its subjects up through its column cursor, and the filters placed
+//     after a step that compare its object with a numeric constant run
+//     on the object ids through the value column while the batch is
+//     built; only the solutions that pass the whole star are bound into
+//     a row. FILTER conditions are split into their && conjuncts first,
+//     so each runs after the first step that binds its variables, and
+//     the planner prefers, at equal cost, the step that completes a
+//     filter.
 //   - ORDER BY parses its keys once per solution and, with a LIMIT, keeps
 //     only OFFSET+LIMIT rows in a heap (order.go); MINUS is a hashed
-//     anti-join (minus.go); MIN/MAX keep their best value parsed.
+//     anti-join (minus.go), by ids (a set of the right side's ids,
+//     streamed, not materialized) when the only variable its sides can
+//     share is a shared id variable; a group's filters are placed below
+//     its MINUS operators, on their left side (MINUS keeps its left
+//     solutions unchanged); MIN/MAX keep their best value parsed.
 //
 // Still per solution: expressions over decoded terms (strings, and
 // numbers of variables bound elsewhere than by one BGP's column reads)
 // parse lexical forms, an arithmetic result is built as a literal,
-// DISTINCT and COUNT(DISTINCT) of other variables hash term strings, every
-// operator is a call per solution (no batches of ids), and one goroutine
-// runs a query.
+// DISTINCT and COUNT(DISTINCT) of other variables hash term strings,
+// every operator after a BGP's leading star is a call per solution, and
+// one goroutine runs a query.
 //
 // Joins are index nested loops: the right side is evaluated with the left
 // solution's bindings substituted, which is the SPARQL semantics whenever

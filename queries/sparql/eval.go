@@ -561,6 +561,9 @@ func (ex *exec) eval(n node, g gctx, in row, emit emitFn) error {
 		}
 		return ex.eval(x.r, g, in, emit)
 	case *nMinus:
+		if handled, err := ex.minusIDs(x, g, in, emit); handled {
+			return err
+		}
 		rights, err := ex.detached(x.r, g)
 		if err != nil {
 			return err
@@ -623,10 +626,15 @@ func (ex *exec) filterEmit(conds []expr, g gctx, a row, emit emitFn) error {
 
 // splitFilters separates the filters of x (over a BGP) into those that can
 // run inside the BGP as soon as their variables are bound and the rest.
+// A condition A && B is split into its conjuncts first, so each runs at
+// the first step where its own variables are bound (a FILTER keeps a
+// solution only when its condition is true, and A && B is true exactly
+// when both are: an error or false in either drops the solution either
+// way).
 func (ex *exec) splitFilters(x *nFilter) ([]pushed, []expr) {
 	if p, ok := ex.pushable[x]; ok {
 		var rest []expr
-		for _, c := range x.conds {
+		for _, c := range conjuncts(x.conds, nil) {
 			if !containsExpr(p, c) {
 				rest = append(rest, c)
 			}
@@ -635,7 +643,7 @@ func (ex *exec) splitFilters(x *nFilter) ([]pushed, []expr) {
 	}
 	cert := ex.certainOf(x.p)
 	var push []pushed
-	for _, c := range x.conds {
+	for _, c := range conjuncts(x.conds, nil) {
 		if hasExists(c) {
 			continue
 		}
@@ -656,6 +664,19 @@ func (ex *exec) splitFilters(x *nFilter) ([]pushed, []expr) {
 	}
 	ex.pushable[x] = push
 	return ex.splitFilters(x)
+}
+
+// conjuncts appends the conjuncts of the conditions conds to out: the
+// operands of && (recursively), other conditions as they are.
+func conjuncts(conds []expr, out []expr) []expr {
+	for _, c := range conds {
+		if op, ok := c.(*eOp); ok && op.op == "&&" && len(op.args) == 2 {
+			out = conjuncts(op.args, out)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func containsExpr(p []pushed, e expr) bool {
@@ -937,6 +958,14 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 				}
 			}
 			return step(i + 1)
+		}
+	}
+	if curs != nil && rid != nil && !g.named && g.gvar < 0 && ex.defaults == nil {
+		if sg := ex.starSegment(b, pl, bound); sg != nil {
+			k := len(sg.steps)
+			if handled, err := ex.evalStar(sg, g, r, rid, func() error { return step(k) }); handled {
+				return err
+			}
 		}
 	}
 	return step(0)

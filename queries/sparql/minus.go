@@ -1,6 +1,9 @@
 package sparql
 
-import "strconv"
+import (
+	"errors"
+	"strconv"
+)
 
 // MINUS is an anti-join: a solution of the left side is dropped when some
 // solution of the right side shares a variable with it and agrees on
@@ -62,4 +65,93 @@ func (ex *exec) minusExcludes(ix *minusIndex, a row, charged *int) (bool, error)
 		}
 	}
 	return false, nil
+}
+
+// minusIDs evaluates MINUS as an anti-join by ids when the only variable
+// its sides can share is a shared id variable (shared.go), the common
+// "solutions of L but not of R about the same subject": the right side is
+// streamed into a set of the ids it binds that variable to (not
+// materialized as rows, nor grouped by signature), and a left solution is
+// dropped when its id is in the set. A right solution that does not bind
+// the variable shares none with any left solution and drops nothing.
+// handled is false when this does not apply (nothing was evaluated
+// then), or when a right solution binds the variable to a term without
+// an id (the general path then evaluates the right side again); a left
+// solution that binds it to such a term takes the general path too.
+func (ex *exec) minusIDs(x *nMinus, g gctx, in row, emit emitFn) (handled bool, err error) {
+	if ex.sharedIDs == nil {
+		return false, nil
+	}
+	left, right := varSet{}, varSet{}
+	inScopeVars(x.l, left)
+	for v, b := range in {
+		if b != nil {
+			left.add(v)
+		}
+	}
+	inScopeVars(x.r, right)
+	v := -1
+	for s := range right {
+		if !left.has(s) {
+			continue
+		}
+		if v >= 0 {
+			return false, nil // two could be shared
+		}
+		v = s
+	}
+	if v < 0 || !ex.sharedIDs[v] {
+		return false, nil
+	}
+	set := map[uint64]struct{}{}
+	charged := 0
+	defer func() { ex.free(charged) }()
+	errNoID := errors.New("no id")
+	err = ex.eval(x.r, g, make(row, ex.nvars), func(b row) error {
+		if err := ex.tick(); err != nil {
+			return err
+		}
+		switch t := b[v].(type) {
+		case nil:
+			return nil
+		case idTerm:
+			if _, ok := set[t.id]; ok {
+				return nil
+			}
+			set[t.id] = struct{}{}
+			charged += mapEntryBytes + 8
+			return ex.alloc(mapEntryBytes + 8)
+		}
+		return errNoID
+	})
+	if errors.Is(err, errNoID) {
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	var general *minusIndex
+	return true, ex.eval(x.l, g, in, func(a row) error {
+		switch t := a[v].(type) {
+		case nil:
+			return emit(a)
+		case idTerm:
+			if _, ok := set[t.id]; ok {
+				return nil
+			}
+			return emit(a)
+		}
+		if general == nil {
+			rights, err := ex.detached(x.r, g)
+			if err != nil {
+				return err
+			}
+			general = newMinusIndex(rights)
+		}
+		out, err := ex.minusExcludes(general, a, &charged)
+		if err != nil || out {
+			return err
+		}
+		return emit(a)
+	})
 }

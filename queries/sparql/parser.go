@@ -710,13 +710,31 @@ func (p *parser) parseGroupGraphPattern() node {
 	open := p.peek()
 	g, filters := p.parseGroupParts()
 	if len(filters) > 0 {
-		f := &nFilter{conds: filters, p: g}
-		kids := []any{g}
+		// The group's filters go below its MINUS operators, onto their
+		// left side: MINUS keeps solutions of its left side unchanged, so
+		// Filter(Minus(L, R)) = Minus(Filter(L), R), and a filter over L
+		// (a BGP, often) runs inside it, before the anti-join.
+		var chain []*nMinus
+		at := &g
+		for {
+			m, ok := (*at).(*nMinus)
+			if !ok {
+				break
+			}
+			chain = append(chain, m)
+			at = &m.l
+		}
+		f := &nFilter{conds: filters, p: *at}
+		kids := []any{*at}
 		for _, c := range filters {
 			kids = append(kids, c)
 		}
 		p.built(open, f, kids...)
-		g = f
+		*at = f
+		for i := len(chain) - 1; i >= 0; i-- {
+			m := chain[i]
+			p.setDepth(open, m, max(p.treeDepth(m.l), p.treeDepth(m.r))+1)
+		}
 	}
 	return g
 }

@@ -301,6 +301,10 @@ type bgpPlan struct {
 	// plain pattern without filters, and they are many enough for a hash
 	// join to pay off at once (see hashLookup).
 	eagerHash bool
+	// star is the star the plan starts with, batched (star.go; nil:
+	// none), once starDone.
+	star     *starSeg
+	starDone bool
 }
 
 // estimate returns the source's estimated count for a pattern with its
@@ -389,6 +393,10 @@ func (ex *exec) planBGP(ctx context.Context, b *nBGP, bound varSet, filters []pu
 					cost /= 2
 				}
 			}
+			if tp.path == nil && completesFilter(tp, bnd, filters) {
+				// A filter runs right after it and prunes what follows.
+				cost /= 2
+			}
 			if len(bnd) == 0 {
 				conn = true
 			}
@@ -466,6 +474,30 @@ func (ex *exec) planBGP(ctx context.Context, b *nBGP, bound varSet, filters []pu
 		}
 	}
 	return pl
+}
+
+// completesFilter reports whether some filter has all its variables bound
+// once tp is, but not before.
+func completesFilter(tp *triplePat, bnd varSet, filters []pushed) bool {
+	has := func(v int) bool {
+		return bnd.has(v) || tp.s.slot == v || tp.p.slot == v || tp.o.slot == v
+	}
+	for _, f := range filters {
+		if allIn(f.vars, bnd) {
+			continue
+		}
+		all := true
+		for _, v := range f.vars {
+			if !has(v) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // rangeAtLeast reports whether a numeric range scan of pred over r yields

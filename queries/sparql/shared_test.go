@@ -111,6 +111,12 @@ func TestSharedMatchesTerms(t *testing.T) {
 		"SELECT ?m (SAMPLE(?l) AS ?s) WHERE { ?m :label ?l FILTER NOT EXISTS { ?m :heavy ?h FILTER(?h > 30) } } GROUP BY ?m ORDER BY ?m",
 		"SELECT ?m ?mw WHERE { ?m :mw ?mw FILTER(?mw >= 640) OPTIONAL { ?r :about ?m } } ORDER BY ?m",
 		"SELECT ?m WHERE { ?m :type :Molecule { ?m :mw ?mw FILTER(?mw < 160) } } ORDER BY ?m",
+		// MINUS by ids (minusIDs), with the group's filters below it.
+		"SELECT ?m ?x WHERE { ?m :mw ?mw OPTIONAL { ?m :odd ?x } MINUS { ?m :rot ?r FILTER(?r > 10) } FILTER(?mw > 300) } ORDER BY ?m",
+		"SELECT ?m WHERE { ?m :mw ?mw FILTER(?mw > 600) MINUS { ?m :rot ?r FILTER(?r > 11) } MINUS { ?m :odd ?o } } ORDER BY ?m",
+		"SELECT ?m WHERE { ?m :mw ?mw FILTER(?mw > 600) MINUS { VALUES ?m { :m3 :m5 :m7 } } } ORDER BY ?m",
+		"SELECT ?m WHERE { ?m :mw ?mw FILTER(?mw > 600) MINUS { ?x :rot ?r FILTER(?r > 100) } } ORDER BY ?m",
+		"SELECT ?m ?c WHERE { ?c :species ?m MINUS { ?m :hbd ?h FILTER(?h < 3) } } ORDER BY ?c",
 	}, foldQueries...)
 	for _, q := range queries {
 		for _, o := range []Options{{}, {noCursor: true}, {noFold: true}} {

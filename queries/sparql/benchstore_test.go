@@ -1,0 +1,92 @@
+package sparql
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cayleygraph/quad"
+	"github.com/molgraph/molgraph/graph"
+)
+
+// BenchmarkBenchStore runs the queries of bench/sparql/*.rq in process
+// over a real store: the data directory named by MOLGRAPH_BENCH_SPARQL_DIR
+// (e.g. a copy of the bench-sparql store of 100,000 drug-like molecules;
+// skipped without it), its columns and value column built first, as the
+// server has them. BENCH_QUERIES (a regexp over the file names) picks
+// queries. For profiles of the engine without HTTP
+// (-cpuprofile); make bench-sparql is the benchmark.
+func BenchmarkBenchStore(b *testing.B) {
+	dir := os.Getenv("MOLGRAPH_BENCH_SPARQL_DIR")
+	if dir == "" {
+		b.Skip("MOLGRAPH_BENCH_SPARQL_DIR not set")
+	}
+	files, err := filepath.Glob("../../bench/sparql/*.rq")
+	if err != nil || len(files) == 0 {
+		b.Fatal("no bench/sparql/*.rq", err)
+	}
+	pick := regexp.MustCompile(os.Getenv("BENCH_QUERIES"))
+	st, err := graph.Open(dir, graph.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if err := st.BuildColumns(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := st.BuildValues(ctx); err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".rq")
+		if !pick.MatchString(name) {
+			continue
+		}
+		text, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		q, err := Parse(string(text), "")
+		if err != nil {
+			b.Fatal(name, err)
+		}
+		b.Run(name, func(b *testing.B) {
+			var cpu time.Duration
+			runs := 0
+			for b.Loop() {
+				runs++
+				cpu0 := cpuTime()
+				res, err := Exec(ctx, st, q, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				if q.form == Select {
+					err = res.Solutions(func(Solution) error { n++; return nil })
+				} else {
+					err = res.Triples(func(quad.Quad) error { n++; return nil })
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				cpu += cpuTime() - cpu0
+				b.ReportMetric(float64(n), "rows")
+			}
+			b.ReportMetric(float64(cpu)/1e6/float64(runs), "cpu-ms/op")
+		})
+	}
+}
+
+// cpuTime is the process's CPU time (user and system): the figure that
+// holds on a busy machine, where wall times do not.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,428 @@
+package sparql
+
+import (
+	"slices"
+
+	"github.com/cayleygraph/quad"
+	"github.com/molgraph/molgraph/graph"
+)
+
+// Star joins in id batches. The commonest BGP over molecules is a star:
+// one subject variable and several constant predicates, each object a
+// fresh variable or a constant ("?m a mg:Molecule ; mg:logP ?l ; mg:hbd
+// ?h"), with filters over the objects. Evaluated step by step, each triple
+// of each step costs a bound variable, a continuation call and a filter
+// evaluation per solution (most of the time of a star over 100,000
+// molecules). When a BGP's plan starts with such a star (starSegment), the
+// steps of the star run over batches of ids instead: the first step's
+// column scan fills a batch of (subject, object) ids; each further step
+// looks the batch's subjects up through its column cursor (in ascending
+// order, so the cursor walks its column forward, a merge join) and
+// appends the objects it finds, and the filters placed after a step that
+// compare its object with a numeric constant are evaluated on the object
+// ids through the value column (folded.go) while the batch is built, so a
+// pruned solution is never bound. Only the solutions that pass every
+// step of the star are bound into the row (decoding then only the terms
+// of variables that need them) and go on through the rest of the plan.
+// Results are those of the step-by-step evaluation, in the same order.
+
+// starBatch is the number of solutions a batch holds before it is passed
+// on to the next step.
+const starBatch = 1024
+
+// starSeg is the star a BGP's plan starts with: its first len(steps) steps.
+type starSeg struct {
+	subj  int // the subject's slot
+	steps []starStep
+	// kind of each slot the star binds: how it is bound (starDecode,
+	// starID, starUnused), as matchColumns and matchCursor bind it.
+	kind map[int]starKind
+}
+
+// starStep is one step of a star.
+type starStep struct {
+	tp   *triplePat
+	obj  int       // the object's slot; -1: the object is a constant
+	comp []starCmp // the step's filters, compiled over the object's id
+	rest []expr    // its other filters (only the star's last step has any)
+}
+
+// starCmp is a filter "?obj op c" with c a numeric constant and ?obj
+// bound to its id (the variable's side normalized to the left).
+type starCmp struct {
+	e  expr // the filter, evaluated as a term for ids without a number
+	op string
+	c  num
+}
+
+type starKind uint8
+
+const (
+	starDecode starKind = iota
+	starID
+	starUnused
+)
+
+// starSegment returns the star the plan pl of b starts with (nil when it
+// does not start with one worth batching); bound are the variables bound
+// before the BGP. It is computed once per plan.
+func (ex *exec) starSegment(b *nBGP, pl *bgpPlan, bound varSet) *starSeg {
+	if pl.starDone {
+		return pl.star
+	}
+	pl.starDone = true
+	if !ex.cols || ex.idm == nil {
+		return nil
+	}
+	kindOf := func(slot int) starKind {
+		skip := ex.unused[slot] || pl.lazy != nil && pl.lazy[slot] || ex.sharedIDs != nil && ex.sharedIDs[slot]
+		switch {
+		case !skip:
+			return starDecode
+		case ex.idBound(slot):
+			return starID
+		}
+		return starUnused
+	}
+	sg := &starSeg{subj: -1, kind: map[int]starKind{}}
+	for i, pi := range pl.order {
+		tp := &b.pats[pi]
+		if tp.path != nil || tp.p.isVar() || !tp.s.isVar() || bound.has(tp.s.slot) {
+			break
+		}
+		if _, ok := tp.p.v.(quad.IRI); !ok {
+			break
+		}
+		if pl.ranges != nil && pl.ranges[i] != nil {
+			break
+		}
+		if i == 0 {
+			sg.subj = tp.s.slot
+			sg.kind[sg.subj] = kindOf(sg.subj)
+		} else if tp.s.slot != sg.subj {
+			break
+		}
+		st := starStep{tp: tp, obj: -1}
+		if tp.o.isVar() {
+			if _, seen := sg.kind[tp.o.slot]; seen || bound.has(tp.o.slot) {
+				break
+			}
+			st.obj = tp.o.slot
+			sg.kind[st.obj] = kindOf(st.obj)
+		}
+		for _, f := range pl.filters[i] {
+			if c, ok := ex.starCompile(f, st.obj, sg.kind); ok {
+				st.comp = append(st.comp, c)
+			} else {
+				st.rest = append(st.rest, f)
+			}
+		}
+		sg.steps = append(sg.steps, st)
+		if len(st.rest) > 0 {
+			break
+		}
+	}
+	if len(sg.steps) < 2 && (len(sg.steps) == 0 || len(sg.steps[0].comp) == 0) {
+		return nil
+	}
+	pl.star = sg
+	return sg
+}
+
+// starCompile compiles a filter comparing the object in slot obj, bound
+// to its id, with a numeric constant.
+func (ex *exec) starCompile(f expr, obj int, kind map[int]starKind) (starCmp, bool) {
+	if obj < 0 || kind[obj] != starID || ex.vals == nil {
+		return starCmp{}, false
+	}
+	x, ok := f.(*eOp)
+	if !ok || len(x.args) != 2 {
+		return starCmp{}, false
+	}
+	switch x.op {
+	case "=", "!=", "<", ">", "<=", ">=":
+	default:
+		return starCmp{}, false
+	}
+	op := x.op
+	v, okv := x.args[0].(*eVar)
+	c, okc := x.args[1].(*eConst)
+	if !okv || !okc {
+		v, okv = x.args[1].(*eVar)
+		c, okc = x.args[0].(*eConst)
+		op = flipCmp(op)
+	}
+	if !okv || !okc || v.slot != obj || !c.isNum {
+		return starCmp{}, false
+	}
+	return starCmp{e: f, op: op, c: c.n}, true
+}
+
+// starPass evaluates the compiled filters of st on the object id o, as
+// foldedOp would on the variable bound to it; an id the value column has
+// no number for is evaluated as a term, with the variable bound in r.
+func (ex *exec) starPass(st *starStep, o uint64, g gctx, r row) (bool, error) {
+	for i := range st.comp {
+		c := &st.comp[i]
+		n, ok := ex.idNum(o)
+		if !ok {
+			r[st.obj] = idTerm{o}
+			pass, err := ex.test(c.e, g, r)
+			r[st.obj] = nil
+			if err != nil || !pass {
+				return false, err
+			}
+			continue
+		}
+		d, ok := cmpNum(n, c.c)
+		var pass bool
+		switch c.op {
+		case "=":
+			pass = ok && d == 0
+		case "!=":
+			pass = !(ok && d == 0)
+		case "<":
+			pass = ok && d < 0
+		case ">":
+			pass = ok && d > 0
+		case "<=":
+			pass = ok && d <= 0
+		default:
+			pass = ok && d >= 0
+		}
+		if !pass {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// starLevel is the batch of solutions entering one step of a star: the
+// subjects' ids and, per earlier step with a variable object, the
+// objects' ids.
+type starLevel struct {
+	s []uint32
+	o [][]uint32
+}
+
+func (l *starLevel) reset() {
+	l.s = l.s[:0]
+	for i := range l.o {
+		l.o[i] = l.o[i][:0]
+	}
+}
+
+// starRun is one evaluation of a star.
+type starRun struct {
+	ex   *exec
+	sg   *starSeg
+	g    gctx
+	r    row
+	rid  []uint64
+	then func() error
+	curs []*graph.ColumnCursor
+	// oid are the ids of the steps' constant objects.
+	oid []uint64
+	lv  []starLevel // lv[j]: the batch entering step j (j >= 1)
+}
+
+// evalStar evaluates the star sg of a BGP in id batches and calls then
+// for each solution it binds into r (and its ids into rid); handled is
+// false when the view cannot read the star's columns (nothing was
+// called then).
+func (ex *exec) evalStar(sg *starSeg, g gctx, r row, rid []uint64, then func() error) (handled bool, err error) {
+	cs, ok := ex.idm.(cursorSource)
+	if !ok {
+		return false, nil
+	}
+	k := len(sg.steps)
+	sr := &starRun{ex: ex, sg: sg, g: g, r: r, rid: rid, then: then,
+		curs: make([]*graph.ColumnCursor, k), oid: make([]uint64, k), lv: make([]starLevel, k+1)}
+	var pred [3]uint64
+	for j := range sg.steps {
+		st := &sg.steps[j]
+		p, err := ex.idm.TermID(st.tp.p.v)
+		if err != nil {
+			return true, ex.sourceErr(err, nil)
+		}
+		if p == 0 {
+			return true, nil // not stored: nothing matches
+		}
+		if st.obj < 0 {
+			if sr.oid[j], err = ex.idm.TermID(st.tp.o.v); err != nil {
+				return true, ex.sourceErr(err, nil)
+			}
+			if sr.oid[j] == 0 {
+				return true, nil
+			}
+		}
+		if j == 0 {
+			pred = [3]uint64{0, p, sr.oid[0]}
+			continue
+		}
+		if sr.curs[j] = cs.ColumnCursor(p, true); sr.curs[j] == nil {
+			return false, nil
+		}
+	}
+	for j := 1; j <= k; j++ {
+		sr.lv[j].o = make([][]uint32, k)
+	}
+	first := &sg.steps[0]
+	in := &sr.lv[1]
+	var cbErr error
+	handled, err = ex.idm.MatchTriplesBoundIDs(ex.ctx, pred, [3]bool{true, false, true}, func(_ [3]quad.Value, id [3]uint64) error {
+		if err := ex.tick(); err != nil {
+			cbErr = err
+			return err
+		}
+		if first.obj >= 0 {
+			pass, err := ex.starPass(first, id[2], g, r)
+			if err != nil || !pass {
+				cbErr = err
+				return err
+			}
+			in.o[0] = append(in.o[0], uint32(id[2]))
+		}
+		in.s = append(in.s, uint32(id[0]))
+		if len(in.s) >= starBatch {
+			cbErr = sr.level(1)
+			in.reset()
+		}
+		return cbErr
+	})
+	if !handled {
+		return false, nil
+	}
+	if err == nil && cbErr == nil && len(in.s) > 0 {
+		cbErr = sr.level(1)
+		in.reset()
+	}
+	return true, ex.sourceErr(err, cbErr)
+}
+
+// level runs the batch lv[j] through step j (or binds its solutions when
+// j is past the star's last step).
+func (sr *starRun) level(j int) error {
+	ex := sr.ex
+	if err := ex.ctx.Err(); err != nil {
+		return ctxErr(err)
+	}
+	in := &sr.lv[j]
+	if j == len(sr.sg.steps) {
+		return sr.bind(in)
+	}
+	st := &sr.sg.steps[j]
+	out := &sr.lv[j+1]
+	cur := sr.curs[j]
+	for t, s := range in.s {
+		objs := cur.Seek(uint64(s))
+		if len(objs) == 0 {
+			continue
+		}
+		if st.obj < 0 {
+			if _, found := slices.BinarySearch(objs, uint32(sr.oid[j])); found {
+				sr.push(in, t, j, 0)
+			}
+		} else {
+			for _, o := range objs {
+				if len(st.comp) > 0 {
+					pass, err := ex.starPass(st, uint64(o), sr.g, sr.r)
+					if err != nil {
+						return err
+					}
+					if !pass {
+						continue
+					}
+				}
+				sr.push(in, t, j, o)
+			}
+		}
+		if len(out.s) >= starBatch {
+			if err := sr.level(j + 1); err != nil {
+				return err
+			}
+			out.reset()
+		}
+	}
+	if len(out.s) > 0 {
+		err := sr.level(j + 1)
+		out.reset()
+		return err
+	}
+	return nil
+}
+
+// push appends solution t of in, extended by step j's object o, to the
+// batch entering step j+1.
+func (sr *starRun) push(in *starLevel, t, j int, o uint32) {
+	out := &sr.lv[j+1]
+	out.s = append(out.s, in.s[t])
+	for i := 0; i < j; i++ {
+		if sr.sg.steps[i].obj >= 0 {
+			out.o[i] = append(out.o[i], in.o[i][t])
+		}
+	}
+	if sr.sg.steps[j].obj >= 0 {
+		out.o[j] = append(out.o[j], o)
+	}
+}
+
+// value is what slot is bound to for the term with id id.
+func (sr *starRun) value(slot int, id uint64) (quad.Value, error) {
+	switch sr.sg.kind[slot] {
+	case starID:
+		return idTerm{id}, nil
+	case starUnused:
+		return unusedTerm, nil
+	}
+	v, err := sr.ex.idm.Term(id)
+	if err != nil {
+		return nil, sr.ex.sourceErr(err, nil)
+	}
+	return v, nil
+}
+
+// bind binds each solution of the batch into the row (and its ids into
+// rid), checks the last step's other filters and calls then.
+func (sr *starRun) bind(in *starLevel) (err error) {
+	sg, r, rid := sr.sg, sr.r, sr.rid
+	last := &sg.steps[len(sg.steps)-1]
+	defer func() {
+		r[sg.subj], rid[sg.subj] = nil, 0
+		for _, st := range sg.steps {
+			if st.obj >= 0 {
+				r[st.obj], rid[st.obj] = nil, 0
+			}
+		}
+	}()
+next:
+	for t, s := range in.s {
+		if r[sg.subj], err = sr.value(sg.subj, uint64(s)); err != nil {
+			return err
+		}
+		rid[sg.subj] = uint64(s)
+		for i, st := range sg.steps {
+			if st.obj < 0 {
+				continue
+			}
+			o := uint64(in.o[i][t])
+			if r[st.obj], err = sr.value(st.obj, o); err != nil {
+				return err
+			}
+			rid[st.obj] = o
+		}
+		for _, f := range last.rest {
+			ok, err := sr.ex.test(f, sr.g, r)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue next
+			}
+		}
+		if err := sr.then(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
