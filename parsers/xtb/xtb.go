@@ -166,94 +166,159 @@ func (p *parser) line(b []byte) {
 		p.setupLine(t)
 		return
 	}
-	// Banners are tested by their first byte before a substring search:
-	// xtb prints "*** … ***" results, "| … |" boxes and "…… CYCLE n ……"
-	// rules (xtb's source), and a search per marker on every line was a
-	// third of the parse.
-	switch {
-	case bytes.HasPrefix(t, []byte("* xtb version")):
-		if fs := qm.Fields(t, p.fields); len(fs) >= 4 && c.ProgramVersion == "" {
-			c.ProgramVersion = string(fs[3])
-		}
-	case bytes.HasPrefix(t, []byte("program call")):
-		p.programCall(t)
-	case bytes.HasPrefix(t, []byte("iter")) && bytes.Contains(t, []byte("RMSdq")):
-		p.scfPending, p.scfConv, p.scfIters = true, false, 0
-	case bytes.HasPrefix(t, []byte("*** convergence criteria satisfied after")):
-		p.scfConv = true
-		if v, ok := qm.FloatAfter(t, "after"); ok {
-			p.scfIters = int(v)
-		}
-	case t[0] == '*' && bytes.Contains(t, []byte("convergence criteria cannot be satisfied")):
-		p.scfConv = false
-		c.Warn("SCC did not converge")
-	case bytes.HasPrefix(t, []byte("#    Occupation")) && bytes.Contains(t, []byte("Energy/Eh")):
-		p.sec = secOrbitals
-		p.orbNo, p.orbE, p.orbHOMO, p.orbOK = p.orbNo[:0], p.orbE[:0], -1, true
-	case t[0] == '|' && bytes.Contains(t, []byte("A N C O P T")):
-		p.inOpt = true
-		c.AddJob(qm.JobOptimization)
-	case t[0] == '.' && bytes.Contains(t, []byte(" CYCLE ")):
-		p.cycle++
-	case bytes.HasPrefix(t, []byte("* total energy")) && p.inOpt:
-		if v, ok := qm.FloatAfter(t, ":"); ok {
-			p.cycleEnergy(v)
-		}
-	case t[0] == '*' && bytes.Contains(t, []byte("GEOMETRY OPTIMIZATION CONVERGED")):
-		p.optConv, p.optDone = true, true
-	case t[0] == '*' && bytes.Contains(t, []byte("FAILED TO CONVERGE GEOMETRY OPTIMIZATION")):
-		p.optDone = true
-		c.Warn("geometry optimization did not converge")
-	case bytes.HasPrefix(t, []byte("final structure:")):
-		p.sec = secFinal
-		p.geom, p.geomN, p.geomRows, p.geomBohr = nil, -1, 0, false
-	case t[0] == '|' && bytes.Contains(t, []byte("Final Singlepoint")):
-		p.finalSP = true
-	case bytes.HasPrefix(t, []byte("projected vibrational frequencies")):
-		p.freqs = p.freqs[:0]
-		c.AddJob(qm.JobFrequency)
-	case bytes.HasPrefix(t, []byte("eigval :")):
-		for _, f := range qm.Fields(t[len("eigval :"):], p.fields) {
-			if v, ok := qm.ParseFloat(f); ok && len(p.freqs) < maxModes {
-				p.freqs = append(p.freqs, v)
+	// Banners are dispatched on their first byte, then tested in the
+	// order xtb prints them: xtb prints "*** … ***" results, "| … |" boxes
+	// and "…… CYCLE n ……" rules (xtb's source); a search per marker on
+	// every line was a third of the parse, and a chain of prefix tests
+	// per line a third of what was left.
+	switch t[0] {
+	case '*':
+		switch {
+		case bytes.HasPrefix(t, []byte("* xtb version")):
+			if fs := qm.Fields(t, p.fields); len(fs) >= 4 && c.ProgramVersion == "" {
+				c.ProgramVersion = string(fs[3])
 			}
+		case bytes.HasPrefix(t, []byte("*** convergence criteria satisfied after")):
+			p.scfConv = true
+			if v, ok := qm.FloatAfter(t, "after"); ok {
+				p.scfIters = int(v)
+			}
+		case bytes.Contains(t, []byte("convergence criteria cannot be satisfied")):
+			p.scfConv = false
+			c.Warn("SCC did not converge")
+		case bytes.HasPrefix(t, []byte("* total energy")) && p.inOpt:
+			if v, ok := qm.FloatAfter(t, ":"); ok {
+				p.cycleEnergy(v)
+			}
+		case bytes.Contains(t, []byte("GEOMETRY OPTIMIZATION CONVERGED")):
+			p.optConv, p.optDone = true, true
+		case bytes.Contains(t, []byte("FAILED TO CONVERGE GEOMETRY OPTIMIZATION")):
+			p.optDone = true
+			c.Warn("geometry optimization did not converge")
+		case bytes.HasPrefix(t, []byte("* finished run")):
+			p.done = true
+		default:
+			p.errorLine(t)
 		}
-	case bytes.HasPrefix(t, []byte("IR intensities")):
-		p.sec = secIR
-		p.irs = p.irs[:0]
-	case bytes.HasPrefix(t, []byte("#   Z")) && bytes.Contains(t, []byte("covCN")) && bytes.Contains(t, []byte(" q ")):
-		p.sec = secCharges
-		p.charges = p.charges[:0]
-	case bytes.HasPrefix(t, []byte("T/K")):
-		p.sec = secThermoT
-		p.haveT = false
-	case bytes.HasPrefix(t, []byte("molecular dipole:")):
-		p.sec = secDipole
-	case bytes.HasPrefix(t, []byte("rotational constants/cm")):
-		if i := bytes.IndexByte(t, ':'); i > 0 {
-			rc := qm.Floats(qm.Fields(t[i+1:], p.fields), nil)
-			if len(rc) == 3 {
-				for k := range rc {
-					rc[k] *= qm.WavenumberToGHz
+	case 'p':
+		switch {
+		case bytes.HasPrefix(t, []byte("program call")):
+			p.programCall(t)
+		case bytes.HasPrefix(t, []byte("projected vibrational frequencies")):
+			p.freqs = p.freqs[:0]
+			c.AddJob(qm.JobFrequency)
+		default:
+			p.errorLine(t)
+		}
+	case 'i':
+		if bytes.HasPrefix(t, []byte("iter")) && bytes.Contains(t, []byte("RMSdq")) {
+			p.scfPending, p.scfConv, p.scfIters = true, false, 0
+		} else {
+			p.errorLine(t)
+		}
+	case '#':
+		switch {
+		case bytes.HasPrefix(t, []byte("#    Occupation")) && bytes.Contains(t, []byte("Energy/Eh")):
+			p.sec = secOrbitals
+			p.orbNo, p.orbE, p.orbHOMO, p.orbOK = p.orbNo[:0], p.orbE[:0], -1, true
+		case bytes.HasPrefix(t, []byte("#   Z")) && bytes.Contains(t, []byte("covCN")) && bytes.Contains(t, []byte(" q ")):
+			p.sec = secCharges
+			p.charges = p.charges[:0]
+		default:
+			p.errorLine(t)
+		}
+	case '|':
+		switch {
+		case bytes.Contains(t, []byte("A N C O P T")):
+			p.inOpt = true
+			c.AddJob(qm.JobOptimization)
+		case bytes.Contains(t, []byte("Final Singlepoint")):
+			p.finalSP = true
+		case bytes.HasPrefix(t, []byte("| TOTAL ENTHALPY")):
+			if v, ok := qm.FloatAfter(t, "ENTHALPY"); ok {
+				c.Thermo.Enthalpy = qm.Float(v)
+			}
+		case bytes.HasPrefix(t, []byte("| TOTAL FREE ENERGY")):
+			if v, ok := qm.FloatAfter(t, "ENERGY"); ok {
+				c.Thermo.Gibbs = qm.Float(v)
+			}
+		default:
+			p.errorLine(t)
+		}
+	case '.':
+		if bytes.Contains(t, []byte(" CYCLE ")) {
+			p.cycle++
+		} else {
+			p.errorLine(t)
+		}
+	case 'f':
+		if bytes.HasPrefix(t, []byte("final structure:")) {
+			p.sec = secFinal
+			p.geom, p.geomN, p.geomRows, p.geomBohr = nil, -1, 0, false
+		} else {
+			p.errorLine(t)
+		}
+	case 'e':
+		if bytes.HasPrefix(t, []byte("eigval :")) {
+			for _, f := range qm.Fields(t[len("eigval :"):], p.fields) {
+				if v, ok := qm.ParseFloat(f); ok && len(p.freqs) < maxModes {
+					p.freqs = append(p.freqs, v)
 				}
-				c.RotationalConstants = rc
 			}
+		} else {
+			p.errorLine(t)
 		}
-	case bytes.HasPrefix(t, []byte("| TOTAL ENTHALPY")):
-		if v, ok := qm.FloatAfter(t, "ENTHALPY"); ok {
-			c.Thermo.Enthalpy = qm.Float(v)
+	case 'I':
+		if bytes.HasPrefix(t, []byte("IR intensities")) {
+			p.sec = secIR
+			p.irs = p.irs[:0]
+		} else {
+			p.errorLine(t)
 		}
-	case bytes.HasPrefix(t, []byte("| TOTAL FREE ENERGY")):
-		if v, ok := qm.FloatAfter(t, "ENERGY"); ok {
-			c.Thermo.Gibbs = qm.Float(v)
+	case 'T':
+		if bytes.HasPrefix(t, []byte("T/K")) {
+			p.sec = secThermoT
+			p.haveT = false
+		} else {
+			p.errorLine(t)
 		}
-	case bytes.HasPrefix(t, []byte("* finished run")):
-		p.done = true
-	case bytes.Equal(t, []byte("total:")):
-		p.sec = secWall
-	case bytes.HasPrefix(t, []byte("[ERROR]")), bytes.Contains(t, []byte("abnormal termination")):
+	case 'm':
+		if bytes.HasPrefix(t, []byte("molecular dipole:")) {
+			p.sec = secDipole
+		} else {
+			p.errorLine(t)
+		}
+	case 'r':
+		if bytes.HasPrefix(t, []byte("rotational constants/cm")) {
+			if i := bytes.IndexByte(t, ':'); i > 0 {
+				rc := qm.Floats(qm.Fields(t[i+1:], p.fields), nil)
+				if len(rc) == 3 {
+					for k := range rc {
+						rc[k] *= qm.WavenumberToGHz
+					}
+					c.RotationalConstants = rc
+				}
+			}
+		} else {
+			p.errorLine(t)
+		}
+	case 't':
+		if bytes.Equal(t, []byte("total:")) {
+			p.sec = secWall
+		} else {
+			p.errorLine(t)
+		}
+	default:
+		p.errorLine(t)
+	}
+}
+
+// errorLine reads a line that is no banner: an "[ERROR]" line or one that
+// reports an abnormal termination.
+func (p *parser) errorLine(t []byte) {
+	if bytes.HasPrefix(t, []byte("[ERROR]")) || bytes.Contains(t, []byte("abnormal termination")) {
 		p.errored = true
-		c.Warn(string(t))
+		p.c.Warn(string(t))
 	}
 }
 
