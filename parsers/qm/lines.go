@@ -63,9 +63,7 @@ func NewLines(r io.Reader) *Lines {
 // if c is Empty it returns nil and ErrNoResults wrapped as "<name>: parse:".
 func ParseLines(name string, c *Calculation, r io.Reader, line func([]byte), finish func()) (*Calculation, error) {
 	ln := NewLines(r)
-	for ln.Next() {
-		line(ln.Bytes())
-	}
+	ln.Each(line)
 	finish()
 	if n := ln.Truncated(); n > 0 {
 		c.Warn(fmt.Sprintf("%d over-long lines cut to %d bytes", n, MaxLine))
@@ -107,6 +105,34 @@ func (l *Lines) Next() bool {
 			return true
 		}
 		l.fill()
+	}
+}
+
+// Each calls fn with every line, as `for l.Next() { fn(l.Bytes()) }` does
+// (the line is valid only during the call), but splits the lines already
+// read in a loop of its own: Next's per-line loads and stores of Lines'
+// fields were a tenth of the CPU time of parsing an NWChem log.
+func (l *Lines) Each(fn func([]byte)) {
+	for {
+		b := l.buf[l.start:l.end]
+		for {
+			i := bytes.IndexByte(b, '\n')
+			if i < 0 {
+				break
+			}
+			line := b[:i]
+			b = b[i+1:]
+			for len(line) > 0 && line[len(line)-1] == '\r' {
+				line = line[:len(line)-1]
+			}
+			l.n++
+			fn(line)
+		}
+		l.start = l.end - len(b)
+		if !l.Next() { // refills, long lines, the last line
+			return
+		}
+		fn(l.Bytes())
 	}
 }
 

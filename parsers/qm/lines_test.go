@@ -155,3 +155,43 @@ func FuzzFields(f *testing.F) {
 		}
 	})
 }
+
+// TestLinesEach: Each yields the lines Next does, and counts them, on
+// lines around the read buffer's size and MaxLine, with and without
+// endings, and up to a read error.
+func TestLinesEach(t *testing.T) {
+	var inputs []string
+	for _, n := range []int{0, 1, 16<<10 - 2, 16<<10 - 1, 16 << 10, 16<<10 + 1, qm.MaxLine, 3 * qm.MaxLine} {
+		for _, end := range []string{"\n", "\r\n", "\r\r\n", ""} {
+			inputs = append(inputs, "a\n"+strings.Repeat("z", n)+end+"b\n\nc"+end, strings.Repeat("line\n", n/5)+end)
+		}
+	}
+	for _, in := range inputs {
+		for _, oneByte := range []bool{false, true} {
+			open := func() *qm.Lines {
+				if oneByte {
+					return qm.NewLines(iotest.OneByteReader(strings.NewReader(in)))
+				}
+				return qm.NewLines(strings.NewReader(in))
+			}
+			var want, got []string
+			ln := open()
+			for ln.Next() {
+				want = append(want, ln.Text())
+			}
+			le := open()
+			le.Each(func(b []byte) { got = append(got, string(b)) })
+			if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(want) || le.N() != ln.N() ||
+				le.Truncated() != ln.Truncated() || le.BytesRead() != int64(len(in)) {
+				t.Errorf("input of %d bytes (one byte per read %v): Each gave %d lines (N %d, %d cut, %d bytes read), Next %d (N %d, %d cut)",
+					len(in), oneByte, len(got), le.N(), le.Truncated(), le.BytesRead(), len(want), ln.N(), ln.Truncated())
+			}
+		}
+	}
+	broken := qm.NewLines(iotest.TimeoutReader(iotest.OneByteReader(strings.NewReader("a\nb\n"))))
+	var got []string
+	broken.Each(func(b []byte) { got = append(got, string(b)) })
+	if len(got) != 1 || got[0] != "a" || broken.N() != 1 || !errors.Is(broken.Err(), iotest.ErrTimeout) {
+		t.Errorf("read error: lines %q, N %d, err %v; want [a], 1, timeout", got, broken.N(), broken.Err())
+	}
+}

@@ -118,9 +118,7 @@ func SameGeometry(a, b Geometry) bool {
 // ParseLines), several as their Group. Errors as ParseLines.
 func ParseSteps(name string, r io.Reader, line func([]byte), finish func() []*Calculation) (*Calculation, error) {
 	ln := NewLines(r)
-	for ln.Next() {
-		line(ln.Bytes())
-	}
+	ln.Each(line)
 	var steps []*Calculation
 	for _, s := range finish() {
 		if s != nil && !s.Empty() {
