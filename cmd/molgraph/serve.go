@@ -37,7 +37,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg)
+	// Log records are written from a goroutine (logwriter.go): a request
+	// must not wait for the disk to take its access-log line.
+	logOut := newAsyncWriter(stderr)
+	defer logOut.Close()
+	log := newLogger(logOut, cfg)
 
 	keys, err := auth.Open(cfg.dataDir, auth.Options{})
 	if err != nil {
