@@ -16,8 +16,11 @@
 // It prints, per kind of request, the counts, errors and p50/p95/p99/max
 // latency of the answered requests, the same percentiles as the server's
 // access log measured them (the handler's time; when it started the
-// server), the batch queue depth seen in /metrics during the run, and the
-// load average; it exits 1 when there were errors or lost writes.
+// server), the time of the same answers outside the handler (matched by
+// the X-Request-Id each request carries: sent to handler start, handler end
+// to answer read), the CPU the generator and the server used, the batch
+// queue depth seen in /metrics during the run, and the load average; it
+// exits 1 when there were errors or lost writes.
 //
 // Usage:
 //
@@ -241,7 +244,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 	}
 	tw.Flush()
 	if logPath != "" {
-		if err := serverSide(out, logPath, start, start.Add(elapsed)); err != nil {
+		if err := serverSide(out, logPath, start, start.Add(elapsed), total.spans); err != nil {
 			fmt.Fprintf(out, "server side: %v\n", err)
 		}
 	}
@@ -294,7 +297,12 @@ var routeKinds = map[string]string{
 // difference to the client's figures is time outside the handlers: the
 // connection waiting to be read, goroutines waiting for a CPU (the server's
 // or the generator's), the loopback.
-func serverSide(out io.Writer, logPath string, from, to time.Time) error {
+func serverSide(out io.Writer, logPath string, from, to time.Time, spans []span) error {
+	byID := make(map[string]span, len(spans))
+	for _, sp := range spans {
+		byID[sp.id] = sp
+	}
+	before, after := map[string][]time.Duration{}, map[string][]time.Duration{}
 	f, err := os.Open(logPath)
 	if err != nil {
 		return err
@@ -311,6 +319,7 @@ func serverSide(out io.Writer, logPath string, from, to time.Time) error {
 			Route      string    `json:"route"`
 			Status     int       `json:"status"`
 			DurationMS float64   `json:"duration_ms"`
+			RequestID  string    `json:"request_id"`
 		}
 		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Msg != "request" || e.Time.Before(from) || e.Time.After(to) {
 			continue
@@ -319,7 +328,13 @@ func serverSide(out io.Writer, logPath string, from, to time.Time) error {
 		if !ok || (e.Status >= 300 && e.Status != http.StatusUnprocessableEntity) {
 			continue
 		}
-		lat[k] = append(lat[k], time.Duration(e.DurationMS*float64(time.Millisecond)))
+		d := time.Duration(e.DurationMS * float64(time.Millisecond))
+		lat[k] = append(lat[k], d)
+		if sp, ok := byID[e.RequestID]; ok {
+			// The log record's time is taken as the handler returns.
+			before[k] = append(before[k], e.Time.Add(-d).Sub(sp.sent))
+			after[k] = append(after[k], sp.received.Sub(e.Time))
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return err
@@ -331,7 +346,29 @@ func serverSide(out io.Writer, logPath string, from, to time.Time) error {
 		p50, p95, p99, pmax := percentiles(lat[k])
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", k, len(lat[k]), ms(p50), ms(p95), ms(p99), ms(pmax))
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// The same answers matched by X-Request-Id: the time before the
+	// handler (request sent by the client to handler started: the
+	// client's and the server's scheduling, the loopback, reading the
+	// headers) and after it (handler returned to answer read by the
+	// client: writing the access log and the answer, the client waking).
+	fmt.Fprintln(out, "\noutside the handler (same answers by X-Request-Id; before: sent to handler start, after: handler end to answer read):")
+	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kind\tmatched\tbefore p50\tp95\tp99\tafter p50\tp95\tp99\t")
+	for _, k := range kinds {
+		b50, b95, b99, _ := percentiles(before[k])
+		a50, a95, a99, _ := percentiles(after[k])
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", k, len(before[k]), msSigned(b50), msSigned(b95), msSigned(b99), msSigned(a50), msSigned(a95), msSigned(a99))
+	}
 	return tw.Flush()
+}
+
+// msSigned is ms for a difference of two clocks' readings, which may be
+// zero or (by clock granularity) slightly negative.
+func msSigned(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64) + "ms"
 }
 
 // loadRun is the shared state of the clients.
@@ -399,11 +436,19 @@ func (l *loadRun) randomID(r *rand.Rand) (id, iri string) {
 
 // do sends one request with key and reads the answer.
 func (l *loadRun) do(ctx context.Context, key, method, path, ctype string, body io.Reader) (*http.Response, []byte, error) {
+	return l.doID(ctx, key, "", method, path, ctype, body)
+}
+
+// doID is do with an X-Request-Id (none if id is "").
+func (l *loadRun) doID(ctx context.Context, key, id, method, path, ctype string, body io.Reader) (*http.Response, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, l.base+path, body)
 	if err != nil {
 		return nil, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
+	if id != "" {
+		req.Header.Set("X-Request-Id", id)
+	}
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
@@ -461,6 +506,14 @@ type clientStats struct {
 	kinds     map[string]*kindStats
 	molecules []string // acknowledged molecule ids
 	batches   []batchSubmit
+	spans     []span
+}
+
+// span is when an answered request was sent and its answer read (wall
+// clock, to compare with the server's log).
+type span struct {
+	id, kind       string
+	sent, received time.Time
 }
 
 type batchSubmit struct {
@@ -496,6 +549,7 @@ func (c *clientStats) merge(o *clientStats) {
 	}
 	c.molecules = append(c.molecules, o.molecules...)
 	c.batches = append(c.batches, o.batches...)
+	c.spans = append(c.spans, o.spans...)
 }
 
 func appendSample(to []string, s ...string) []string {
@@ -535,9 +589,11 @@ func (l *loadRun) one(ctx context.Context, r *rand.Rand, key, kind string, st *c
 	ks := st.kinds[kind]
 	method, path, ctype, body, records := l.request(r, kind)
 	for {
+		id := fmt.Sprintf("load-%016x", r.Uint64())
 		t0 := time.Now()
-		resp, data, err := l.do(ctx, key, method, path, ctype, bytes.NewReader(body))
+		resp, data, err := l.doID(ctx, key, id, method, path, ctype, bytes.NewReader(body))
 		took := time.Since(t0)
+		sp := span{id: id, kind: kind, sent: t0.Round(0), received: t0.Round(0).Add(took)}
 		if ctx.Err() != nil {
 			return // the run ended; an unanswered request is not counted
 		}
@@ -566,11 +622,13 @@ func (l *loadRun) one(ctx context.Context, r *rand.Rand, key, kind string, st *c
 		case status >= 200 && status < 300:
 			ks.ok++
 			ks.lat = append(ks.lat, took)
+			st.spans = append(st.spans, sp)
 			l.record(kind, status, data, records, st)
 		case status == http.StatusUnprocessableEntity && (kind == "write" || kind == "batch"):
 			// A corpus molecule the service refuses (a valid answer).
 			ks.rejected++
 			ks.lat = append(ks.lat, took)
+			st.spans = append(st.spans, sp)
 			ks.rejectedSamples = appendSample(ks.rejectedSamples, fmt.Sprintf("%s: %d %s", path, status, trim(data)))
 		default:
 			ks.errors++

@@ -8,13 +8,12 @@ import (
 
 // asyncWriter passes the server's log records to its output from a
 // goroutine of its own, so that a request never waits for the write of its
-// access-log line. The line is written after the handler returns but
-// before net/http sends the answer; a write(2) to a log file can block for
-// tens to hundreds of milliseconds on a loaded disk (ext4 waits for the
-// journal commit of the store's fsyncs; dirty-page throttling pauses a
-// writer for up to 200 ms), and the logger's lock made every request
-// answered meanwhile wait too. Standard slog has no asynchronous handler,
-// and the whole of it is this queue, hence no library.
+// access-log line: the line is written after the handler returns but
+// before net/http sends the answer, under the logger's lock, so one
+// write(2) that blocks on a busy disk (a log file on the file system of the
+// store, which fsyncs for every group commit) would hold back every answer
+// of the moment. Standard slog has no asynchronous handler, and the whole
+// of it is this queue, hence no library.
 //
 // The queue holds asyncQueueRecords records; when it is full, Write waits
 // (a slow log slows the server down rather than losing lines or growing
