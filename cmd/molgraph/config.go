@@ -64,6 +64,7 @@ func serveOptions() []option {
 		{"graphql-max-tokens", "MOLGRAPH_GRAPHQL_MAX_TOKENS", "10000", "most lexical tokens in a GraphQL query, checked while parsing; past it: 400 query_too_complex"},
 		{"graphql-max-selections", "MOLGRAPH_GRAPHQL_MAX_SELECTIONS", "2000", "most selections in a GraphQL query (fragments counted where spread), checked before validation; past it: 400 query_too_complex"},
 		{"chem-workers", "MOLGRAPH_CHEM_WORKERS", "0", "RDKit worker threads (0: one per CPU)"},
+		{"procs-per-cpu", "MOLGRAPH_PROCS_PER_CPU", "2", "Go processors (GOMAXPROCS) per CPU once the server is wired (1-16; GOMAXPROCS in the environment wins): with more than one, a request's goroutine gets a processor while commits, Badger compactions, GC and the RDKit threads hold the others, and the kernel shares the CPUs"},
 		{"chem-nice", "MOLGRAPH_CHEM_NICE", "10", "nice value of the RDKit worker threads (0-19; 0: the process's): batch chemistry yields the CPU to the threads serving requests"},
 		{"chem-3d-max-heavy-atoms", "MOLGRAPH_CHEM_3D_MAX_HEAVY_ATOMS", "100", "most heavy atoms of a molecule given a 3D conformer; past it: 422 too_large_for_3d"},
 		{"chem-3d-max-rotatable-bonds", "MOLGRAPH_CHEM_3D_MAX_ROTATABLE_BONDS", "30", "most rotatable bonds of a molecule given a 3D conformer; past it: 422 too_large_for_3d"},
@@ -238,6 +239,7 @@ type serveConfig struct {
 	graphqlMaxSelections           int
 	chemWorkers, jobWorkers        int
 	chemNice                       int
+	procsPerCPU                    int
 	chem3D                         chem3DConfig
 	batchMaxRecords                int
 	rateLimit                      float64
@@ -330,6 +332,9 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	}
 	if c.chemWorkers, e = strconv.Atoi(strings.TrimSpace(s.str("chem-workers"))); e != nil || c.chemWorkers < 0 {
 		collect(fmt.Errorf("%w: %s: %q is not a number of threads", errUsage, s.src["chem-workers"], s.str("chem-workers")))
+	}
+	if c.procsPerCPU, e = strconv.Atoi(strings.TrimSpace(s.str("procs-per-cpu"))); e != nil || c.procsPerCPU < 1 || c.procsPerCPU > 16 {
+		collect(fmt.Errorf("%w: %s: %q is not a number 1-16", errUsage, s.src["procs-per-cpu"], s.str("procs-per-cpu")))
 	}
 	c.chem3D, e = loadChem3D(s)
 	collect(e)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 
 	"github.com/molgraph/molgraph/admission"
 	"github.com/molgraph/molgraph/auth"
@@ -39,6 +40,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	}
 	// Log records are written from a goroutine (logwriter.go): a request
 	// must not wait for the disk to take its access-log line.
+	// The pools sized "one per CPU" (RDKit workers, 3D slots) are sized
+	// before GOMAXPROCS is raised (--procs-per-cpu), from the CPUs Go found.
+	cpus := runtime.GOMAXPROCS(0)
+	if cfg.chemWorkers == 0 {
+		cfg.chemWorkers = cpus
+	}
+	if cfg.chem3D.workers == 0 {
+		cfg.chem3D.workers = cpus
+	}
 	logOut := newAsyncWriter(stderr)
 	defer logOut.Close()
 	log := newLogger(logOut, cfg)
@@ -160,6 +170,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		IdleTimeout:       cfg.idleTimeout,
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	// More Go processors than CPUs (--procs-per-cpu): with GOMAXPROCS at
+	// the CPU count, a connection's goroutine waited for one of the two
+	// processors behind Badger's flushes and compactions, batch commits,
+	// the GC's mark worker and the RDKit threads (which take a processor
+	// for their Go steps at nice 10): in make bench-load, reads spent p99
+	// 40-380 ms between being sent and their handler starting, against a
+	// handler time of 5-20 ms. With twice the processors the kernel shares
+	// the CPUs among them instead (README, Load). Raised here, after the
+	// pools above were sized per CPU; GOMAXPROCS in the environment wins.
+	if v, _ := getenv("GOMAXPROCS"); v == "" && cfg.procsPerCPU > 1 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cpus * cfg.procsPerCPU))
 	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
