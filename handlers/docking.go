@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -38,7 +39,8 @@ func dockingSchemas() map[string]Schema {
 	nullableNum := Schema{"type": []string{"number", "null"}}
 	nullableTime := Schema{"type": []string{"string", "null"}, "format": "date-time"}
 	isomer := Schema{"type": "object", "properties": Schema{
-		"smiles": Schema{"type": "string", "description": "RDKit canonical isomeric SMILES."}, "inchi_key": Schema{"type": "string"},
+		"smiles":        Schema{"type": "string", "description": "RDKit canonical isomeric SMILES of the form docked: the stereoisomer in its protonation state at the job's ligand_ph."},
+		"inchi_key":     Schema{"type": "string", "description": "Standard InChIKey of the form docked (its last letter gives the protonation: N neutral, O +1, M -1)."},
 		"affinity_kcal": Schema{"type": "number", "description": "Best mode of this isomer's Vina run."},
 		"error":         Schema{"type": "string", "description": "Why this isomer could not be docked."}}}
 	checkNames := []string{}
@@ -97,6 +99,12 @@ func dockingSchemas() map[string]Schema {
 				"seed":           Schema{"type": "integer", "default": dk.DefaultSeed},
 				"scoring": Schema{"type": "string", "enum": []string{dk.ScoringVina, dk.ScoringVinardo}, "default": dk.ScoringVina,
 					"description": "AutoDock Vina's scoring function (vina --scoring), recorded on the job (mg:scoringFunction)."},
+				"ligand_ph": Schema{"type": []string{"number", "null"}, "minimum": dk.MinPH, "maximum": dk.MaxPH, "default": dk.DefaultPH,
+					"description": "pH the ligands are docked at: each (each stereoisomer) is put in its major protonation state at that pH " +
+						"(acid/base sites by SMARTS with literature pKa values, corrected for neighbouring groups and charges; e.g. imatinib's " +
+						"N-methylpiperazine protonated, carboxylic acids as carboxylates) before its 3D structure is embedded; the stored molecule " +
+						"is unchanged and the form docked is the result's isomer (smiles, inchi_key). The same default as receptors' ph. " +
+						"null docks the ligands as registered (neutralized). Recorded on the job (mg:pH, parameters.ligand_ph)."},
 			}},
 		"DockingJob": {"type": "object", "required": []string{"id", "status", "finished_ligands", "failed_ligands", "total_ligands", "best_affinity_kcal", "links"},
 			"properties": Schema{
@@ -136,7 +144,7 @@ func (s *Server) dockingRoutes() []Route {
 				Description: "One Vina run per ligand on the receptor's pocket (auto: the best-ranked detected pocket). " +
 					"A ligand with unspecified stereocentres or double bonds is docked as each of its stereoisomers " +
 					"(at most 8, RDKit's enumeration order; one Vina run each, each bounded by the Vina timeout) and its result " +
-					"names the isomer of the best pose. " +
+					"names the isomer of the best pose. Each ligand is docked in its major protonation state at ligand_ph (default 7.4; null: as registered). " +
 					"Unknown receptor or ligand ids are 422 naming them; parameters out of bounds are 400.",
 				Request: &Body{Required: true, Content: jsonContent(ref("DockingJobCreate"))},
 				Responses: []Response{{Status: 202, Description: "The queued job.", Content: job,
@@ -160,7 +168,7 @@ func (s *Server) dockingRoutes() []Route {
 		},
 		{
 			Method: http.MethodGet, Pattern: "/v1/docking/jobs/{id}/poses/{ligand}/{mode}.sdf", Scope: auth.ScopeRead, Handle: s.dockingPose,
-			Doc: Doc{Tag: "docking", Summary: "A reassembled pose as SDF (the registered molecule at the docked coordinates)",
+			Doc: Doc{Tag: "docking", Summary: "A reassembled pose as SDF (the form docked: the registered molecule, as its isomer and in its protonation state at the job's ligand_ph, at the docked coordinates)",
 				PathParams: map[string]string{"id": "The docking job id.", "ligand": "The ligand's molecule id.", "mode": "Vina's mode number (1 = best)."},
 				Responses: []Response{{Status: 200, Description: "One SDF record with SD tags for affinity, mode, RMSD bounds, receptor and job.",
 					Content: map[string]Schema{"chemical/x-mdl-sdfile": {"type": "string"}}}}},
@@ -181,6 +189,25 @@ type dockingRequest struct {
 	EnergyRange    *float64 `json:"energy_range"`
 	Seed           *int64   `json:"seed"`
 	Scoring        string   `json:"scoring"`
+	// LigandPH: absent is docking.DefaultPH, null turns protonation off.
+	LigandPH nullableNumber `json:"ligand_ph"`
+}
+
+// nullableNumber is a JSON number field that tells absent (Set false),
+// null (Null) and a number apart.
+type nullableNumber struct {
+	Set, Null bool
+	Value     float64
+}
+
+// UnmarshalJSON is called for a present field, null included.
+func (n *nullableNumber) UnmarshalJSON(b []byte) error {
+	n.Set = true
+	if string(b) == "null" {
+		n.Null = true
+		return nil
+	}
+	return json.Unmarshal(b, &n.Value)
 }
 
 func (s *Server) dockingServices() (DockingServices, error) {
@@ -234,12 +261,23 @@ func (s *Server) createDockingJob(w http.ResponseWriter, r *http.Request) error 
 		fields = append(fields, FieldError{Field: "scoring", Message: "vina (default) or vinardo"})
 	}
 	p.Scoring = req.Scoring
+	var ligandPH *float64
+	switch ph := req.LigandPH; {
+	case !ph.Set:
+		v := dk.DefaultPH
+		ligandPH = &v
+	case ph.Null:
+	case !dk.ValidPH(ph.Value):
+		fields = append(fields, FieldError{Field: "ligand_ph", Message: "a pH in [0, 14], or null to dock ligands as registered"})
+	default:
+		ligandPH = &ph.Value
+	}
 	if len(fields) > 0 {
 		return &InputError{Err: ErrBadRequest, Fields: fields}
 	}
 	id := jobs.NewID(jobsdocking.JobIDPrefix, time.Now())
 	j, err := d.Task.NewJob(r.Context(), id, jobsdocking.Request{
-		Receptor: req.Receptor, Ligands: req.Ligands, Pocket: req.Pocket, Box: req.Box, Params: p})
+		Receptor: req.Receptor, Ligands: req.Ligands, Pocket: req.Pocket, Box: req.Box, Params: p, LigandPH: ligandPH})
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,8 @@ func TestDockingStereoisomers(t *testing.T) {
 	}
 	rec := f.postJob(t, map[string]any{"receptor": receptor, "ligands": ligands, "pocket": "box",
 		"box":            map[string]any{"center": []float64{15.190, 53.903, 16.917}, "size": []float64{14, 14, 14}},
-		"exhaustiveness": 1, "num_modes": 3, "seed": 42})
+		"exhaustiveness": 1, "num_modes": 3, "seed": 42,
+		"ligand_ph": nil}) // docked as registered: the isomers are RDKit Python's of the registered SMILES
 	if rec.Code != http.StatusAccepted {
 		t.Fatalf("submit: %d %s", rec.Code, rec.Body)
 	}
@@ -106,6 +107,9 @@ func TestDockingStereoisomers(t *testing.T) {
 	}
 	if job["status"] != "succeeded" || job["finished_ligands"].(float64) != float64(len(cases)) {
 		t.Fatalf("job: %v", job)
+	}
+	if ph, ok := job["parameters"].(map[string]any)["ligand_ph"]; !ok || ph != nil {
+		t.Errorf("parameters.ligand_ph %v, want null (docked as registered)", ph)
 	}
 	type isomer struct {
 		SMILES   string   `json:"smiles"`

@@ -1118,6 +1118,8 @@ func specificCases(t *testing.T) []hostileCase {
 		{name: "docking/box-missing", body: dock(`, "pocket": "box"`), status: 400},
 		{name: "docking/pocket-unknown", body: dock(`, "pocket": "p999"`), status: 422},
 		{name: "docking/scoring-unknown", body: dock(`, "scoring": "ad4-custom"`), status: 400},
+		{name: "docking/ligand_ph-1e308", body: dock(`, "ligand_ph": 1e308`), status: 400},
+		{name: "docking/ligand_ph-object", body: dock(`, "ligand_ph": {"value": 7}`), status: 400},
 		{name: "docking/no-ligands", body: lit(`{"receptor": "REC", "ligands": []}`), status: 400},
 		{name: "docking/10001-ligands", body: func() io.Reader {
 			ids := make([]string, 10_001)

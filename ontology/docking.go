@@ -59,6 +59,10 @@ const (
 	MGStereoisomerCount     = quad.IRI(MG + "stereoisomerCount")
 	// MGScoringFunction is a docking job's Vina scoring function.
 	MGScoringFunction = quad.IRI(MG + "scoringFunction")
+	// MGPH on a docking job is the pH its ligands were protonated at (the
+	// receptor preparation's mg:pH); a job without it docked them as
+	// registered.
+	MGPH = quad.IRI(MG + "pH")
 )
 
 // MediaTypeSDF is the media type of pose files.
@@ -77,6 +81,10 @@ type DockingSettings struct {
 	// Scoring is Vina's scoring function, vina or vinardo ("" in jobs
 	// made before it was recorded: vina).
 	Scoring string `json:"scoring,omitempty"`
+	// LigandPH is the pH ligands are protonated at before docking
+	// (chem.Protonate); nil: docked as registered (and in jobs made before
+	// ligands were protonated).
+	LigandPH *float64 `json:"ligand_ph"`
 }
 
 // DockingProgress are the counters of a docking job; BestAffinity is nil
@@ -109,6 +117,9 @@ func DockingStatements(s DockingSettings, p DockingProgress) ([][2]quad.Value, e
 	if s.Scoring != "" && s.Scoring != "vina" && s.Scoring != "vinardo" {
 		return bad("scoring %q", s.Scoring)
 	}
+	if s.LigandPH != nil && !(*s.LigandPH >= 0 && *s.LigandPH <= 14) {
+		return bad("ligand pH %v", *s.LigandPH)
+	}
 	if p.Total < 1 || p.Finished < 0 || p.Failed < 0 || p.Finished > p.Total || p.Failed > p.Total {
 		return bad("counters %d/%d/%d", p.Finished, p.Failed, p.Total)
 	}
@@ -121,6 +132,9 @@ func DockingStatements(s DockingSettings, p DockingProgress) ([][2]quad.Value, e
 	}
 	if s.Scoring != "" {
 		out = append(out, [2]quad.Value{MGScoringFunction, String(s.Scoring)})
+	}
+	if s.LigandPH != nil {
+		out = append(out, [2]quad.Value{MGPH, Double(*s.LigandPH)})
 	}
 	for i := range 3 {
 		out = append(out, [2]quad.Value{mgCenter[i], Double(s.Center[i])}, [2]quad.Value{mgSize[i], Double(s.Size[i])})
@@ -239,6 +253,11 @@ func DockingJobFromQuads(qs []quad.Quad) (DockingJobRecord, error) {
 			r.Settings.Seed = int64(n)
 		case MGScoringFunction:
 			r.Settings.Scoring, err = dkString(q.Object)
+		case MGPH:
+			var f float64
+			if f, err = doubleOf(q.Object); err == nil {
+				r.Settings.LigandPH = &f
+			}
 		case MGTotalLigands:
 			r.Progress.Total, err = intOf(q.Object)
 		case MGFinishedLigands:

@@ -337,6 +337,10 @@ type Request struct {
 	Pocket   string  // "auto" (default), "pN" or "box"
 	Box      *dk.Box // with Pocket "box"
 	Params   dk.Params
+	// LigandPH is the pH ligands are protonated at before docking
+	// (chem.Protonate, the same default as receptors: docking.DefaultPH);
+	// nil docks them as registered.
+	LigandPH *float64
 }
 
 // NewJob validates req, resolves its pocket, stores the job's inputs graph
@@ -361,6 +365,9 @@ func (t *Task) NewJob(ctx context.Context, id string, req Request) (jobs.Job, er
 	p := req.Params.WithDefaults()
 	if err := p.Validate(); err != nil {
 		return fail(fmt.Errorf("%w: %w", ErrInvalidRequest, err))
+	}
+	if req.LigandPH != nil && !dk.ValidPH(*req.LigandPH) {
+		return bad("ligand_ph %v: want a pH in [%v, %v]", *req.LigandPH, dk.MinPH, dk.MaxPH)
 	}
 	if req.Pocket == "" {
 		req.Pocket = "auto"
@@ -425,7 +432,8 @@ func (t *Task) NewJob(ctx context.Context, id string, req Request) (jobs.Job, er
 		p.Scoring = dk.ScoringVina // recorded: the job says which function scored it
 	}
 	settings := ontology.DockingSettings{PocketMethod: req.Pocket, Center: box.Center, Size: box.Size,
-		Exhaustiveness: p.Exhaustiveness, NumModes: p.NumModes, EnergyRange: p.EnergyRange, Seed: p.Seed, Scoring: p.Scoring}
+		Exhaustiveness: p.Exhaustiveness, NumModes: p.NumModes, EnergyRange: p.EnergyRange, Seed: p.Seed, Scoring: p.Scoring,
+		LigandPH: req.LigandPH}
 	props, err := propsOf(settings, ontology.DockingProgress{Total: len(req.Ligands)})
 	if err != nil {
 		return fail(fmt.Errorf("%w: %w", ErrInvalidRequest, err))
@@ -520,7 +528,8 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 	set := rec.Settings
 	dj := work.DockJob{JobID: j.ID, ReceptorID: receptor.ID, Box: dk.Box{Center: set.Center, Size: set.Size},
 		Params: dk.Params{Exhaustiveness: set.Exhaustiveness, NumModes: set.NumModes, EnergyRange: set.EnergyRange, Seed: set.Seed,
-			Timeout: t.opt.LigandTimeout, Scoring: set.Scoring}}
+			Timeout: t.opt.LigandTimeout, Scoring: set.Scoring},
+		LigandPH: set.LigandPH}
 
 	if t.opt.Queue != nil {
 		return t.runQueued(ctx, j, c, dj, recPDBQT, pending)

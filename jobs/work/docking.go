@@ -24,6 +24,9 @@ type DockJob struct {
 	ReceptorID string    `json:"receptor_id"` // the receptor's id (pose file tags)
 	Box        dk.Box    `json:"box"`
 	Params     dk.Params `json:"params"`
+	// LigandPH is the pH ligands are protonated at before docking
+	// (chem.Protonate); nil: docked as registered.
+	LigandPH *float64 `json:"ligand_ph,omitempty"`
 }
 
 // DockUnit is one ligand of a docking job: the molecule id, its position
@@ -97,8 +100,9 @@ func CheckPoses(ctx context.Context, pool *chem.Pool, s *chem.Structure, recepto
 }
 
 // Isomer is one stereoisomer of a ligand, docked as its own vina run:
-// its canonical isomeric SMILES and standard InChIKey, and the affinity
-// of its best mode or the reason it failed.
+// the canonical isomeric SMILES and standard InChIKey of the form docked
+// (in the protonation state of the job's pH when it has one), and the
+// affinity of its best mode or the reason it failed.
 type Isomer struct {
 	SMILES   string   `json:"smiles"`
 	InChIKey string   `json:"inchi_key,omitempty"`
@@ -255,10 +259,16 @@ type PreparedIsomers struct {
 // reused). Otherwise each of its stereoisomers (chem.Stereoisomers,
 // capped at chem.MaxStereoisomers) is embedded from its isomeric SMILES,
 // so the round-trip check of chem.Structure compares the 3D structure with
-// that isomer; the stored conformer is reused for the isomer it is. An
-// isomer that cannot be prepared is recorded as failed; the error is
-// returned only when none could be.
-func PrepareIsomers(ctx context.Context, pool *chem.Pool, id, smiles string, in chem.Input) (*PreparedIsomers, error) {
+// that isomer; the stored conformer is reused for the isomer it is.
+//
+// With ph (not nil) each isomer is docked in its protonation state at that
+// pH (chem.Protonate on the isomer's SMILES, after the enumeration, so a
+// protonated amine adds no isomers): an isomer the model changes is
+// embedded from its protonated SMILES (NoNormalize, which would neutralize
+// it again), one it leaves alone is prepared as without ph. Isomers[k]
+// names the form docked. An isomer that cannot be prepared is recorded as
+// failed; the error is returned only when none could be.
+func PrepareIsomers(ctx context.Context, pool *chem.Pool, id, smiles string, in chem.Input, ph *float64) (*PreparedIsomers, error) {
 	if smiles == "" && in.Format == chem.FormatSMILES {
 		smiles = in.Content
 	}
@@ -281,8 +291,42 @@ func PrepareIsomers(ctx context.Context, pool *chem.Pool, id, smiles string, in 
 		}
 		p.Isomers, p.Structs, p.PDBQT = append(p.Isomers, iso), append(p.Structs, s), append(p.PDBQT, data)
 	}
+	// protonated is the form of isomer iso docked at ph ("" when it is the
+	// isomer itself).
+	protonated := func(iso string) (string, error) {
+		if ph == nil || iso == "" {
+			return "", nil
+		}
+		pr, err := chem.Protonate(iso, *ph)
+		if err != nil || len(pr.Sites) == 0 {
+			return "", err
+		}
+		return pr.SMILES, nil
+	}
+	// embed builds and prepares the protonated form prot of an isomer.
+	embed := func(prot string) (*chem.Structure, []byte, error) {
+		s, err := pool.Structure(ctx, chem.Input{Format: chem.FormatSMILES, Content: prot, NoNormalize: true})
+		if err == nil && s.SMILES != prot {
+			err = fmt.Errorf("%w: the structure of %s is %s", chem.ErrNo3D, prot, s.SMILES)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		data, err := dk.PrepareLigand(s, dk.LigandOptions{})
+		return s, data, err
+	}
 	if len(isos) <= 1 { // nothing unspecified: the ligand itself
-		s, data, err := PrepareLigand(ctx, pool, id, in)
+		prot, err := protonated(smiles)
+		if err != nil {
+			return nil, fmt.Errorf("ligand %s: %w", id, err)
+		}
+		var s *chem.Structure
+		var data []byte
+		if prot == "" {
+			s, data, err = PrepareLigand(ctx, pool, id, in)
+		} else if s, data, err = embed(prot); err != nil {
+			err = fmt.Errorf("ligand %s: protonated at pH %v: %w", id, *ph, err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -303,17 +347,21 @@ func PrepareIsomers(ctx context.Context, pool *chem.Pool, id, smiles string, in 
 			return nil, ctx.Err()
 		}
 		var s *chem.Structure
-		var err error
-		if stored != nil && stored.SMILES == iso {
-			s = stored
-		} else {
-			s, err = pool.Structure(ctx, chem.Input{Format: chem.FormatSMILES, Content: iso, NoNormalize: true})
-		}
 		var data []byte
-		if err == nil && s.SMILES != iso {
-			err = fmt.Errorf("%w: the structure of stereoisomer %s is %s", chem.ErrNo3D, iso, s.SMILES)
+		prot, err := protonated(iso)
+		switch {
+		case err != nil:
+		case prot != "":
+			s, data, err = embed(prot)
+		case stored != nil && stored.SMILES == iso:
+			s = stored
+		default:
+			s, err = pool.Structure(ctx, chem.Input{Format: chem.FormatSMILES, Content: iso, NoNormalize: true})
+			if err == nil && s.SMILES != iso {
+				err = fmt.Errorf("%w: the structure of stereoisomer %s is %s", chem.ErrNo3D, iso, s.SMILES)
+			}
 		}
-		if err == nil {
+		if err == nil && data == nil {
 			data, err = dk.PrepareLigand(s, dk.LigandOptions{})
 		}
 		if err != nil {
@@ -382,7 +430,7 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 				return nil, err
 			}
 		}
-		p, err := PrepareIsomers(ctx, d.Pool, u.Ligand, u.SMILES, u.Input)
+		p, err := PrepareIsomers(ctx, d.Pool, u.Ligand, u.SMILES, u.Input, job.LigandPH)
 		if err != nil {
 			return nil, err
 		}
