@@ -257,6 +257,23 @@ func TestMoleculePDBQT(t *testing.T) {
 	if err := docking.CheckLigand([]byte(body)); err != nil {
 		t.Errorf("vina's atom types: %v", err)
 	}
+	if strings.Contains(body, "+]") {
+		t.Errorf("the registered form is protonated:\n%s", body)
+	}
+	// ?ph=7.4: the form a docking job docks, imatinib with its
+	// N-methylpiperazine protonated (one more HD), the same torsion tree.
+	rec = f.do(t, http.MethodGet, "/v1/molecules/"+imatinib+"/structure?format=pdbqt&ph=7.4", "read", nil)
+	prot := rec.Body.String()
+	if rec.Code != http.StatusOK || !strings.Contains(prot, "[NH+]") || !strings.Contains(prot, "TORSDOF 7") ||
+		strings.Count(prot, " HD\n")+strings.Count(prot, " HD \n") != strings.Count(body, " HD\n")+strings.Count(body, " HD \n")+1 {
+		t.Errorf("pH 7.4: %d\n%s", rec.Code, prot)
+	}
+	if err := docking.CheckLigand([]byte(prot)); err != nil {
+		t.Errorf("pH 7.4: vina's atom types: %v", err)
+	}
+	for _, bad := range []string{"15", "-1", "NaN", "7.4e0", "x"} {
+		problemOf(t, f.do(t, http.MethodGet, "/v1/molecules/"+imatinib+"/structure?format=pdbqt&ph="+bad, "read", nil), http.StatusBadRequest, "invalid_request")
+	}
 }
 
 // sdfAtoms reads the heavy atoms of the first V2000 record of an SDF.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/molgraph/molgraph/auth"
 	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/docking"
 	"github.com/molgraph/molgraph/graph"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
@@ -172,7 +173,11 @@ func (s *Server) moleculeRoutes() []Route {
 					"Without a conformer, sdf, mol and xyz give 2D coordinates computed on request, for molecules with at most " +
 					"2d_max_heavy_atoms heavy atoms (more: 422 too_large_for_2d).",
 				Params: []Param{{Name: "format", In: "query", Description: "sdf (default), mol, smiles, xyz or pdbqt (the docking-ready ligand); without it, Accept chooses.",
-					Schema: Schema{"type": "string", "enum": []string{"sdf", "mol", "smiles", "xyz", "pdbqt"}}}},
+					Schema: Schema{"type": "string", "enum": []string{"sdf", "mol", "smiles", "xyz", "pdbqt"}}},
+					{Name: "ph", In: "query", Description: "With format=pdbqt: the ligand in its major protonation state at this pH (a decimal in [0, 14]), " +
+						"as a docking job with that ligand_ph docks it (the stored conformer's isomer; embedded again when the protonation changes it). " +
+						"Without it, the registered (neutral) form. Anything else is 400 naming ph.",
+						Schema: Schema{"type": "string", "pattern": phSyntax.String()}}},
 				Responses: []Response{{Status: 200, Description: "The structure.", Content: map[string]Schema{
 					"chemical/x-mdl-sdfile": {"type": "string"}, "chemical/x-mdl-molfile": {"type": "string"},
 					"chemical/x-daylight-smiles": {"type": "string"}, "chemical/x-xyz": {"type": "string"},
@@ -323,7 +328,15 @@ func (s *Server) moleculeStructure(w http.ResponseWriter, r *http.Request) error
 				return err
 			}
 		}
-		_, data, err := jobsdocking.LigandPDBQT(ctx, reg, rec.ID)
+		var ph *float64 // ?ph=: the form a docking job at that pH docks
+		if v := r.URL.Query().Get("ph"); v != "" {
+			p, err := strconv.ParseFloat(v, 64)
+			if err != nil || !phSyntax.MatchString(v) || !docking.ValidPH(p) {
+				return badRequest("ph", "%q is not a pH: a decimal number in [%v, %v]", truncate(v, 40), docking.MinPH, docking.MaxPH)
+			}
+			ph = &p
+		}
+		_, data, err := jobsdocking.LigandPDBQT(ctx, reg, rec.ID, ph)
 		if err != nil {
 			return ligandError(err)
 		}

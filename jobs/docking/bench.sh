@@ -55,7 +55,8 @@ until curl -sf "$URL/readyz" >/dev/null; do
 done
 
 # Inputs: the receptor (PDBQT as uploaded) and the ligands with a stored
-# 3D conformer, so the job's ligand PDBQT is the one the server hands out.
+# 3D conformer, so the job's ligand PDBQT is the one the server hands out
+# (?ph=7.4: the form the job docks at its default ligand_ph, 7.4).
 REC=$(api -F "file=@$RECEPTOR" -F name=bench "$URL/v1/receptors" | jq -r .id)
 : >"$WORK/ids"
 while read -r smi name; do
@@ -68,7 +69,7 @@ done <"$LIGANDS"
 sort -o "$WORK/ids" "$WORK/ids"
 api "$URL/v1/receptors/$REC/structure?format=pdbqt" >"$WORK/raw/receptor.pdbqt"
 while read -r id name; do
-	api "$URL/v1/molecules/$id/structure?format=pdbqt" >"$WORK/raw/$id.pdbqt"
+	api "$URL/v1/molecules/$id/structure?format=pdbqt&ph=7.4" >"$WORK/raw/$id.pdbqt"
 done <"$WORK/ids"
 CX=$(boxval center_x) CY=$(boxval center_y) CZ=$(boxval center_z)
 SX=$(boxval size_x) SY=$(boxval size_y) SZ=$(boxval size_z)

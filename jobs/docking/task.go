@@ -603,12 +603,32 @@ func LigandInput(ctx context.Context, reg *batch.Registry, id string) (chem.Inpu
 // conformer when it has one, else an ETKDG+MMFF embedding) and its
 // docking-ready PDBQT (Meeko's rules; see docking.PrepareLigand). It serves
 // GET /v1/molecules/{id}/structure?format=pdbqt as well as the docking task.
-func LigandPDBQT(ctx context.Context, reg *batch.Registry, id string) (*chem.Structure, []byte, error) {
+// With ph (not nil) the structure is that of the form a docking job at that
+// pH docks for the structure's stereoisomer (work.PrepareIsomers): when
+// chem.Protonate changes it, its protonated SMILES is embedded, with the
+// same fixed seed, so the bytes are the job's.
+func LigandPDBQT(ctx context.Context, reg *batch.Registry, id string, ph *float64) (*chem.Structure, []byte, error) {
 	in, _, err := LigandInput(ctx, reg, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	return work.PrepareLigand(ctx, reg.Pool(), id, in)
+	s, data, err := work.PrepareLigand(ctx, reg.Pool(), id, in)
+	if err != nil || ph == nil {
+		return s, data, err
+	}
+	if pr, err := chem.Protonate(s.SMILES, *ph); err != nil {
+		return nil, nil, fmt.Errorf("ligand %s: %w", id, err)
+	} else if len(pr.Sites) == 0 {
+		return s, data, nil // nothing to protonate: the stored conformer
+	}
+	p, err := work.PrepareIsomers(ctx, reg.Pool(), id, s.SMILES, chem.Input{Format: chem.FormatSMILES, Content: s.SMILES}, ph)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(p.Isomers) != 1 || p.Structs[0] == nil {
+		return nil, nil, fmt.Errorf("ligand %s: %d forms at pH %v", id, len(p.Isomers), *ph)
+	}
+	return p.Structs[0], p.PDBQT[0], nil
 }
 
 // PoseFile returns the SDF of mode n of a ligand of job j.
