@@ -167,6 +167,9 @@ type exec struct {
 	// decodeErr is the first error of a decoding done inside a sort
 	// comparison (resolveKey).
 	decodeErr error
+	// anti is the set of a MINUS by ids being evaluated (minusIDs; nil:
+	// none).
+	anti *antiIDs
 	// decodes counts the ids decoded by the evaluator, folds the numbers
 	// read from the value column (tests).
 	decodes, folds int
@@ -963,7 +966,7 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 	if curs != nil && rid != nil && !g.named && g.gvar < 0 && ex.defaults == nil {
 		if sg := ex.starSegment(b, pl, bound); sg != nil {
 			k := len(sg.steps)
-			if handled, err := ex.evalStar(sg, g, r, rid, func() error { return step(k) }); handled {
+			if handled, err := ex.evalStar(b, sg, g, r, rid, func() error { return step(k) }); handled {
 				return err
 			}
 		}

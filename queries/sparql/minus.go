@@ -130,6 +130,19 @@ func (ex *exec) minusIDs(x *nMinus, g gctx, in row, emit emitFn) (handled bool, 
 	if err != nil {
 		return true, err
 	}
+	// When the left side is a BGP (under its filters), its leading star
+	// drops the subjects in the set as it scans them (evalStar), before
+	// their other steps are read: such a solution would be dropped here
+	// anyway, since a BGP's bindings reach its solutions unchanged.
+	lp := x.l
+	if f, ok := lp.(*nFilter); ok {
+		lp = f.p
+	}
+	if b, ok := lp.(*nBGP); ok {
+		saved := ex.anti
+		ex.anti = &antiIDs{b: b, slot: v, ids: set}
+		defer func() { ex.anti = saved }()
+	}
 	var general *minusIndex
 	return true, ex.eval(x.l, g, in, func(a row) error {
 		switch t := a[v].(type) {
@@ -154,4 +167,12 @@ func (ex *exec) minusIDs(x *nMinus, g gctx, in row, emit emitFn) (handled bool, 
 		}
 		return emit(a)
 	})
+}
+
+// antiIDs are the ids a MINUS by ids drops for slot, which the leading
+// star of the BGP b (its left side) drops while it scans.
+type antiIDs struct {
+	b    *nBGP
+	slot int
+	ids  map[uint64]struct{}
 }

@@ -226,11 +226,17 @@ type starRun struct {
 	lv  []starLevel // lv[j]: the batch entering step j (j >= 1)
 }
 
-// evalStar evaluates the star sg of a BGP in id batches and calls then
-// for each solution it binds into r (and its ids into rid); handled is
+// evalStar evaluates the star sg of the BGP b in id batches and calls
+// then for each solution it binds into r (and its ids into rid), leaving
+// out the subjects of a MINUS by ids whose left side b is (ex.anti);
+// handled is
 // false when the view cannot read the star's columns (nothing was
 // called then).
-func (ex *exec) evalStar(sg *starSeg, g gctx, r row, rid []uint64, then func() error) (handled bool, err error) {
+func (ex *exec) evalStar(b *nBGP, sg *starSeg, g gctx, r row, rid []uint64, then func() error) (handled bool, err error) {
+	var anti map[uint64]struct{}
+	if a := ex.anti; a != nil && a.b == b && a.slot == sg.subj {
+		anti = a.ids
+	}
 	cs, ok := ex.idm.(cursorSource)
 	if !ok {
 		return false, nil
@@ -274,6 +280,11 @@ func (ex *exec) evalStar(sg *starSeg, g gctx, r row, rid []uint64, then func() e
 		if err := ex.tick(); err != nil {
 			cbErr = err
 			return err
+		}
+		if anti != nil {
+			if _, out := anti[id[0]]; out {
+				return nil
+			}
 		}
 		if first.obj >= 0 {
 			pass, err := ex.starPass(first, id[2], g, r)
