@@ -35,6 +35,7 @@ func TestServeConfigDefaults(t *testing.T) {
 		logLevel: slog.LevelInfo, logFormat: "json"}
 	want.sparqlMaxQuery = 1 << 20
 	want.chemNice = 10
+	want.procsPerCPU = 2
 	// durability, disk and upload limits
 	want.syncWrites, want.minFreeDisk, want.blobGCInterval, want.blobGCGrace = true, 1<<30, 10*time.Minute, time.Hour
 	want.columnsMaxTriples = 32 << 20
