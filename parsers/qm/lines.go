@@ -111,7 +111,7 @@ func (l *Lines) Next() bool {
 // Each calls fn with every line, as `for l.Next() { fn(l.Bytes()) }` does
 // (the line is valid only during the call), but splits the lines already
 // read in a loop of its own: Next's per-line loads and stores of Lines'
-// fields were a tenth of the CPU time of parsing an NWChem log.
+// fields were a tenth of the instructions of parsing an NWChem log.
 func (l *Lines) Each(fn func([]byte)) {
 	for {
 		b := l.buf[l.start:l.end]
@@ -295,7 +295,7 @@ func TrimLeftBlanks(b []byte) []byte {
 // Fields splits b around runs of ASCII white space, appending to dst[:0]; it
 // allocates only when dst is too small. Runs of blanks and of other bytes
 // are crossed eight bytes at a time (skipBlanks, fieldEnd): byte loops made
-// Fields an eighth of the CPU time of parsing an NWChem log.
+// Fields an eighth of the instructions of parsing an NWChem log.
 func Fields(b []byte, dst [][]byte) [][]byte {
 	dst = dst[:0]
 	i := 0
