@@ -117,12 +117,25 @@ func (s *Store) PutSide(ctx context.Context, kvs []SideEntry) error {
 
 // ScanSide calls fn in key order for every side entry whose key starts
 // with prefix, read from one consistent state, until fn returns an error.
+// Keys starting with a NUL byte are reserved to the store (its class
+// index): they are passed only to a scan whose prefix starts with one.
 // The slices are valid only during the call.
 func (s *Store) ScanSide(ctx context.Context, prefix []byte, fn func(key, value []byte) error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
 	if qs := s.native(); qs != nil {
+		if len(prefix) == 0 || prefix[0] != 0 {
+			// Keys starting with a NUL are the store's own (the class
+			// index, classindex.go): a scan of every entry skips them.
+			inner := fn
+			fn = func(k, v []byte) error {
+				if len(k) > 0 && k[0] == 0 {
+					return nil
+				}
+				return inner(k, v)
+			}
+		}
 		return qs.ScanSide(ctx, prefix, fn)
 	}
 	s.mside.mu.RLock()
