@@ -192,12 +192,43 @@ func ParseQuery(text string, kind QueryKind, o MatchOptions) (*Query, error) {
 	return q, nil
 }
 
-// Match tests the pickled molecules mols (from Fingerprints.Pickle)
-// against q and sets hit[i]: q is a substructure of mols[i], or with super
-// mols[i] a substructure of q (q must be a molecule). Runs on the calling
-// goroutine and cannot be interrupted: callers pass batches small enough
-// to check their context in between.
-func (q *Query) Match(mols [][]byte, super bool, hit []bool) error {
+// Matcher is a parsed query ready to match, for one goroutine at a time
+// (its C++ side is one thread's copy of the query and remembers, across
+// calls, how the query's atoms compare with the atom classes of a MolSet).
+// A search makes one per worker and reuses it for every batch; Close frees
+// it.
+type Matcher struct {
+	m *C.mg_matcher
+}
+
+// Matcher parses q for substructure matching, or with super for
+// superstructure matching (q must be a molecule).
+func (q *Query) Matcher(super bool) (*Matcher, error) {
+	var cerr *C.char
+	ptr, l := borrow(q.Text)
+	m := C.mg_matcher_new(ptr, l, C.int(q.Kind), q.Options.flags(), C.int(boolInt(super)), &cerr)
+	msg := gostr(cerr)
+	C.mg_free(unsafe.Pointer(cerr))
+	if m == nil {
+		return nil, fmt.Errorf("%w: %s", ErrInvalidQuery, printable(msg))
+	}
+	return &Matcher{m: m}, nil
+}
+
+// Close frees the matcher.
+func (m *Matcher) Close() {
+	if m.m != nil {
+		C.mg_matcher_free(m.m)
+		m.m = nil
+	}
+}
+
+// Match tests the pickled molecules mols (from Fingerprints.Pickle) and
+// sets hit[i]: the query is a substructure of mols[i], or with super
+// mols[i] a substructure of the query. Runs on the calling goroutine and
+// cannot be interrupted: callers pass batches small enough to check their
+// context in between.
+func (m *Matcher) Match(mols [][]byte, hit []bool) error {
 	n := len(mols)
 	if n == 0 {
 		return nil
@@ -205,8 +236,7 @@ func (q *Query) Match(mols [][]byte, super bool, hit []bool) error {
 	p := packC(mols)
 	defer p.free()
 	var cerr *C.char
-	ptr, l := borrow(q.Text)
-	rc := C.mg_match(ptr, l, C.int(q.Kind), q.Options.flags(), C.int(boolInt(super)), p.buf, &p.offs[0], C.int(n), &p.out[0], nil, &cerr)
+	rc := C.mg_match(m.m, p.buf, &p.offs[0], C.int(n), &p.out[0], nil, &cerr)
 	msg := gostr(cerr)
 	C.mg_free(unsafe.Pointer(cerr))
 	if rc != 0 {
@@ -216,6 +246,36 @@ func (q *Query) Match(mols [][]byte, super bool, hit []bool) error {
 		hit[i] = p.out[i] != 0
 	}
 	return nil
+}
+
+// MatchSet is Match on the molecules of set in the given slots (from
+// MolSet.Add or MolSet.Slot): state[i] is 1 for a hit, 0 for none, 2 when
+// the set has no such slot.
+func (m *Matcher) MatchSet(set *MolSet, slots []int32, state []byte) error {
+	n := len(slots)
+	if n == 0 {
+		return nil
+	}
+	state = state[:n]
+	// Go memory without Go pointers: C may read and write it for the call
+	var cerr *C.char
+	rc := C.mg_molset_match(set.s, m.m, (*C.int32_t)(unsafe.Pointer(&slots[0])), C.int(n), (*C.uchar)(unsafe.Pointer(&state[0])), &cerr)
+	msg := gostr(cerr)
+	C.mg_free(unsafe.Pointer(cerr))
+	if rc != 0 {
+		return fmt.Errorf("%w: %s", ErrInvalidQuery, printable(msg))
+	}
+	return nil
+}
+
+// Match is Matcher.Match with a matcher made for the one call.
+func (q *Query) Match(mols [][]byte, super bool, hit []bool) error {
+	m, err := q.Matcher(super)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	return m.Match(mols, hit)
 }
 
 // cPacked is a list of byte strings copied into C memory for one call:
@@ -262,7 +322,7 @@ func boolInt(b bool) int {
 }
 
 // MolSet holds molecules in memory by id (C++ RDKit molecules made from
-// Fingerprints.Pickle), so that Query.MatchSet matches them without
+// Fingerprints.Pickle), so that Matcher.MatchSet matches them without
 // unpickling, at most a fixed number of them. It is safe for concurrent
 // use; Close frees it.
 type MolSet struct {
@@ -285,36 +345,20 @@ func (m *MolSet) Close() {
 // Len returns the number of molecules held.
 func (m *MolSet) Len() int { return int(C.mg_molset_len(m.s)) }
 
-// Add adds the pickled molecule id; false if the set is full, holds it
-// already, or the pickle is unreadable.
-func (m *MolSet) Add(id string, pickle []byte) bool {
+// Add adds the pickled molecule id and returns its slot (the present one
+// if the set holds id already); -1 if the set is full or the pickle is
+// unreadable.
+func (m *MolSet) Add(id string, pickle []byte) int32 {
 	if len(pickle) == 0 {
-		return false
+		return -1
 	}
 	ip, il := borrow(id)
 	rc := C.mg_molset_add(m.s, ip, il, (*C.char)(unsafe.Pointer(&pickle[0])), C.size_t(len(pickle)))
-	return rc == 0
+	return int32(max(rc, -1))
 }
 
-// MatchSet is Match on the molecules of set named by ids: state[i] is 1
-// for a hit, 0 for none, 2 when the set does not hold ids[i].
-func (q *Query) MatchSet(set *MolSet, ids []string, super bool, state []byte) error {
-	n := len(ids)
-	if n == 0 {
-		return nil
-	}
-	p := packC(ids)
-	defer p.free()
-	var cerr *C.char
-	ptr, l := borrow(q.Text)
-	rc := C.mg_molset_match(set.s, ptr, l, C.int(q.Kind), q.Options.flags(), C.int(boolInt(super)), p.buf, &p.offs[0], C.int(n), &p.out[0], &cerr)
-	msg := gostr(cerr)
-	C.mg_free(unsafe.Pointer(cerr))
-	if rc != 0 {
-		return fmt.Errorf("%w: %s", ErrInvalidQuery, printable(msg))
-	}
-	for i := range state[:n] {
-		state[i] = byte(p.out[i])
-	}
-	return nil
+// Slot returns the slot of molecule id, -1 if the set does not hold it.
+func (m *MolSet) Slot(id string) int32 {
+	ip, il := borrow(id)
+	return int32(C.mg_molset_slot(m.s, ip, il))
 }

@@ -1,7 +1,7 @@
 package chem
 
-// Substructure matching with early exit (mg_match.cpp): Query.Match and
-// Query.MatchSet run mg::Matcher, RDKit's own atom and bond comparisons
+// Substructure matching with early exit (mg_match.cpp): Matcher.Match and
+// Matcher.MatchSet run mg::Matcher, RDKit's own atom and bond comparisons
 // under a graph walk that stops at the first match, and fall back to
 // RDKit's SubstructMatch for what it cannot take (recursive SMARTS,
 // chirality, superstructure). matchEngines runs both for the tests.

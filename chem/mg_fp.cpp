@@ -330,22 +330,45 @@ int mg_query(const char *text, size_t len, int kind, int flags,
   return -1;
 }
 
-int mg_match(const char *text, size_t len, int kind, int flags, int super,
-             const char *pickles, const size_t *offsets, int n,
+struct mg_matcher {
+  std::unique_ptr<ROMol> q;
+  SubstructMatchParameters ps;
+  bool super = false;
+  std::unique_ptr<mg::Matcher> fast;  // holds references to q and ps
+};
+
+mg_matcher *mg_matcher_new(const char *text, size_t len, int kind, int flags,
+                           int super, char **err) {
+  *err = nullptr;
+  try {
+    std::unique_ptr<mg_matcher> m(new mg_matcher());
+    m->q = parseQuery(std::string(text ? text : "", len), kind, flags);
+    if (super && kind == MG_Q_SMARTS) {
+      *err = fpdup("a superstructure query must be a molecule, not SMARTS");
+      return nullptr;
+    }
+    m->ps = yesNoParams(flags);
+    m->super = super != 0;
+    m->fast.reset(new mg::Matcher(*m->q, m->ps));
+    return m.release();
+  } catch (const std::exception &e) {
+    *err = fpdup(e.what());
+  } catch (...) {
+    *err = fpdup("match: unknown error");
+  }
+  return nullptr;
+}
+
+void mg_matcher_free(mg_matcher *m) { delete m; }
+
+int mg_match(mg_matcher *mt, const char *pickles, const size_t *offsets, int n,
              unsigned char *out, const int *stop, char **err) {
   *err = nullptr;
   try {
-    auto q = parseQuery(std::string(text ? text : "", len), kind, flags);
-    if (super && kind == MG_Q_SMARTS) {
-      *err = fpdup("a superstructure query must be a molecule, not SMARTS");
-      return -1;
-    }
-    const SubstructMatchParameters ps = yesNoParams(flags);
-    mg::Matcher fast(*q, ps);
     for (int i = 0; i < n; i++) {
       if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) return 2;
       auto m = unpickle(pickles + offsets[i], offsets[i + 1] - offsets[i]);
-      out[i] = hasMatch(*q, *m, ps, super, fast) ? 1 : 0;
+      out[i] = hasMatch(*mt->q, *m, mt->ps, mt->super, *mt->fast) ? 1 : 0;
     }
     return 0;
   } catch (const std::exception &e) {
@@ -364,12 +387,24 @@ int mg_match_engines(const char *text, size_t len, int kind, int flags,
     auto q = parseQuery(std::string(text ? text : "", len), kind, flags);
     const SubstructMatchParameters ps = yesNoParams(flags);
     mg::Matcher matcher(*q, ps);
+    // as mg_molset holds them: the classes' representatives point into
+    // the molecules, which live as long as the classes
+    mg::Classes classes;
+    std::vector<std::unique_ptr<ROMol>> mols;
+    std::vector<mg::Graph> graphs;
     for (int i = 0; i < n; i++) {
-      auto m = unpickle(pickles + offsets[i], offsets[i + 1] - offsets[i]);
-      fast[i] = matcher.usable()
-                    ? (matcher.mayHave(mg::Matcher::compact(*m)) && matcher.has(*m) ? 1 : 0)
-                    : 2;
-      rdkit[i] = SubstructMatch(*m, *q, ps).empty() ? 0 : 1;
+      mols.push_back(unpickle(pickles + offsets[i], offsets[i + 1] - offsets[i]));
+      graphs.push_back(classes.graph(*mols.back()));
+    }
+    for (int i = 0; i < n; i++) {
+      const ROMol &m = *mols[i];
+      if (matcher.usable()) {
+        bool byGraph = matcher.has(m, graphs[i], classes);
+        fast[i] = byGraph == matcher.has(m) ? (byGraph ? 1 : 0) : 3;
+      } else {
+        fast[i] = 2;
+      }
+      rdkit[i] = SubstructMatch(m, *q, ps).empty() ? 0 : 1;
     }
     return 0;
   } catch (const std::exception &e) {
@@ -385,9 +420,13 @@ struct mg_molset {
   std::shared_mutex mu;
   struct entry {
     std::unique_ptr<ROMol> mol;
-    mg::Matcher::Compact compact;  // for mg::Matcher::mayHave
+    mg::Graph graph;  // for mg::Matcher::has, classes from classes
   };
-  std::unordered_map<std::string, entry> mols;
+  // by slot: a search names its candidates by slot, not by id (a hash
+  // lookup by id per candidate cost more than matching it)
+  std::vector<entry> mols;
+  std::unordered_map<std::string, std::int32_t> slots;  // id -> slot
+  mg::Classes classes;  // never forgets a molecule it points into
 };
 
 mg_molset *mg_molset_new(int max) {
@@ -407,53 +446,59 @@ int mg_molset_len(mg_molset *s) {
   return int(s->mols.size());
 }
 
+int mg_molset_slot(mg_molset *s, const char *id, size_t idlen) {
+  try {
+    std::string key(id, idlen);
+    std::shared_lock<std::shared_mutex> lock(s->mu);
+    auto it = s->slots.find(key);
+    return it == s->slots.end() ? -1 : it->second;
+  } catch (...) {
+    return -1;
+  }
+}
+
 int mg_molset_add(mg_molset *s, const char *id, size_t idlen,
                   const char *pickle, size_t len) {
   try {
     std::string key(id, idlen);
     {
       std::shared_lock<std::shared_mutex> lock(s->mu);
-      if (int(s->mols.size()) >= s->max || s->mols.count(key)) return 1;
+      auto it = s->slots.find(key);
+      if (it != s->slots.end()) return it->second;
+      if (int(s->mols.size()) >= s->max) return -1;
     }
     auto m = unpickle(pickle, len);  // outside the lock
-    auto c = mg::Matcher::compact(*m);
     std::unique_lock<std::shared_mutex> lock(s->mu);
-    if (int(s->mols.size()) >= s->max || s->mols.count(key)) return 1;
-    s->mols.emplace(std::move(key), mg_molset::entry{std::move(m), std::move(c)});
-    return 0;
+    auto it = s->slots.find(key);
+    if (it != s->slots.end()) return it->second;
+    if (int(s->mols.size()) >= s->max) return -1;
+    auto g = s->classes.graph(*m);
+    auto slot = std::int32_t(s->mols.size());
+    s->mols.push_back(mg_molset::entry{std::move(m), std::move(g)});
+    s->slots.emplace(std::move(key), slot);
+    return slot;
   } catch (...) {
-    return -1;
+    return -2;
   }
 }
 
-int mg_molset_match(mg_molset *s, const char *text, size_t len, int kind,
-                    int flags, int super, const char *ids,
-                    const size_t *offsets, int n, unsigned char *out,
-                    char **err) {
+int mg_molset_match(mg_molset *s, mg_matcher *mt, const int32_t *slots, int n,
+                    unsigned char *out, char **err) {
   *err = nullptr;
   try {
-    auto q = parseQuery(std::string(text ? text : "", len), kind, flags);
-    if (super && kind == MG_Q_SMARTS) {
-      *err = fpdup("a superstructure query must be a molecule, not SMARTS");
-      return -1;
-    }
-    const SubstructMatchParameters ps = yesNoParams(flags);
-    mg::Matcher fast(*q, ps);
     std::shared_lock<std::shared_mutex> lock(s->mu);
-    std::string key;
+    const bool byGraph = !mt->super && mt->fast->usable();
     for (int i = 0; i < n; i++) {
-      key.assign(ids + offsets[i], offsets[i + 1] - offsets[i]);
-      auto it = s->mols.find(key);
-      if (it == s->mols.end()) {
+      if (slots[i] < 0 || size_t(slots[i]) >= s->mols.size()) {
         out[i] = 2;
         continue;
       }
-      const auto &e = it->second;
-      if (!super && fast.usable() && !fast.mayHave(e.compact)) {
-        out[i] = 0;
-        continue;
+      const auto &e = s->mols[slots[i]];
+      if (byGraph) {
+        out[i] = mt->fast->has(*e.mol, e.graph, s->classes) ? 1 : 0;
+      } else {
+        out[i] = hasMatch(*mt->q, *e.mol, mt->ps, mt->super, *mt->fast) ? 1 : 0;
       }
-      out[i] = hasMatch(*q, *e.mol, ps, super, fast) ? 1 : 0;
     }
     return 0;
   } catch (const std::exception &e) {

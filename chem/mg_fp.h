@@ -62,35 +62,47 @@ void mg_fingerprints_free(mg_fingerprints *f);
 int mg_query(const char *text, size_t len, int kind, int flags,
              uint64_t *morgan, uint64_t *pattern, int *is_mol, char **err);
 
-// mg_match parses the query again (this thread's own copy: recursive SMARTS
-// queries are not safe to share) and tests n pickled molecules, given as
-// one buffer and n+1 offsets: out[i] = 1 if the query is a substructure of
-// molecule i (super = 0), or molecule i a substructure of the query (super
-// = 1, the query must be a molecule). *stop (may be NULL), set from another
-// thread, ends the loop early (returns 2). Returns 0, or -1 with *err set.
-int mg_match(const char *text, size_t len, int kind, int flags, int super,
-             const char *pickles, const size_t *offsets, int n,
+// mg_matcher is one thread's parsed query (recursive SMARTS queries are
+// not safe to share) and what it learns while matching (mg::Matcher's
+// answers per atom class): made once per search and thread, used for
+// every batch of candidates.
+typedef struct mg_matcher mg_matcher;
+// mg_matcher_new parses a query of the given kind with flags applied, for
+// substructure (super = 0) or superstructure (super = 1, the query must be
+// a molecule) matching. Returns NULL with *err set.
+mg_matcher *mg_matcher_new(const char *text, size_t len, int kind, int flags,
+                           int super, char **err);
+void mg_matcher_free(mg_matcher *m);
+
+// mg_match tests n pickled molecules, given as one buffer and n+1 offsets:
+// out[i] = 1 if the query is a substructure of molecule i (or with super
+// molecule i a substructure of the query). *stop (may be NULL), set from
+// another thread, ends the loop early (returns 2). Returns 0, or -1 with
+// *err set.
+int mg_match(mg_matcher *m, const char *pickles, const size_t *offsets, int n,
              unsigned char *out, const int *stop, char **err);
 
-// mg_molset holds molecules in memory by id (RDKit ROMol objects made from
-// mg_fp's pickles), so that matching needs no unpickling; at most max
-// molecules. Safe for concurrent use: adds take a writer lock, matching a
-// reader lock (matching only reads the molecules).
+// mg_molset holds molecules in memory (RDKit ROMol objects made from
+// mg_fp's pickles, with their mg::Graph), so that matching needs no
+// unpickling; at most max molecules. Each has a slot, a small integer
+// that names it for matching. Safe for concurrent use: adds take a writer
+// lock, matching a reader lock (matching only reads the molecules).
 typedef struct mg_molset mg_molset;
 mg_molset *mg_molset_new(int max);
 void mg_molset_free(mg_molset *s);
-// mg_molset_add adds a molecule: 0 added, 1 present or the set is full,
-// -1 the pickle is unreadable.
+// mg_molset_add adds a molecule and returns its slot (>= 0; the present
+// one if the set holds the id already), -1 if the set is full, -2 if the
+// pickle is unreadable.
 int mg_molset_add(mg_molset *s, const char *id, size_t idlen,
                   const char *pickle, size_t len);
+// mg_molset_slot returns the slot of a molecule id, -1 if not held.
+int mg_molset_slot(mg_molset *s, const char *id, size_t idlen);
 // mg_molset_len returns the number of molecules held.
 int mg_molset_len(mg_molset *s);
-// mg_molset_match is mg_match on the molecules of the set named by n ids
-// (one buffer, n+1 offsets): out[i] = 1 hit, 0 no hit, 2 not in the set.
-int mg_molset_match(mg_molset *s, const char *text, size_t len, int kind,
-                    int flags, int super, const char *ids,
-                    const size_t *offsets, int n, unsigned char *out,
-                    char **err);
+// mg_molset_match is mg_match on the molecules of the set in n slots:
+// out[i] = 1 hit, 0 no hit, 2 no such slot.
+int mg_molset_match(mg_molset *s, mg_matcher *m, const int32_t *slots, int n,
+                    unsigned char *out, char **err);
 
 #ifdef __cplusplus
 }

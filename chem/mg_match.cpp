@@ -15,14 +15,25 @@
 // first complete mapping (a monomorphism, as VF2's subgraph matching).
 // Queries it cannot take (recursive SMARTS, chirality) go to
 // SubstructMatch; the tests compare both on every query and molecule.
+//
+// Molecules held for search (mg_molset) also carry a Graph: their atoms
+// and bonds as small class numbers (Classes). Over a library, the atoms of
+// drug-like molecules fall into a few thousand classes, so a query atom is
+// compared by RDKit once per class and afterwards by a table lookup, and
+// the walk reads one small buffer instead of RDKit's molecule: this is what
+// makes a query with many screen survivors (an amide, an aniline) cheap.
 #include "mg_match.h"
 
 #include <GraphMol/QueryAtom.h>
 #include <GraphMol/QueryOps.h>
 #include <GraphMol/Substruct/SubstructUtils.h>
 
+#include <GraphMol/RingInfo.h>
+
 #include <algorithm>
+#include <cstring>
 #include <deque>
+#include <set>
 
 using namespace RDKit;
 
@@ -49,102 +60,180 @@ int rank(const Atom *a) {
   return r * 16 + std::min<int>(a->getDegree(), 15);
 }
 
-// atomCode is an atom's element and aromaticity in one byte.
-std::uint8_t atomCode(int z, bool aromatic) {
-  return std::uint8_t((z < 0 || z > 127 ? 0 : z) | (aromatic ? 128 : 0));
-}
-
-// bondCode is a bond type as one bit.
-std::uint8_t bondCode(Bond::BondType t) {
-  switch (t) {
-    case Bond::SINGLE: return 1;
-    case Bond::DOUBLE: return 2;
-    case Bond::TRIPLE: return 4;
-    case Bond::AROMATIC: return 8;
-    default: return 16;
+// baseDescription is a query node's description without the prefix that
+// RDKit's range queries add ([D{2-3}]: "range_AtomExplicitDegree").
+std::string baseDescription(const std::string &d) {
+  for (const char *p : {"range_", "less_", "greater_"}) {
+    size_t n = std::strlen(p);
+    if (d.compare(0, n, p) == 0) return d.substr(n);
   }
+  return d;
 }
 
-using Codes = std::bitset<256>;
-
-Codes allCodes() { return Codes().set(); }
-
-Codes elementCodes(int z) {
-  Codes c;
-  c.set(atomCode(z, false));
-  c.set(atomCode(z, true));
-  return c;
+// classAtomQueries are the atom query primitives whose value is a function
+// of what Classes::atomClass puts in an atom's class (RDKit's
+// finalizeQueryFromDescription names each one's data function).
+const std::set<std::string> &classAtomQueries() {
+  static const std::set<std::string> s{
+      "AtomNull", "AtomAtomicNum", "AtomType", "AtomIsAromatic",
+      "AtomIsAliphatic", "AtomExplicitDegree", "AtomTotalDegree",
+      "AtomHeavyAtomDegree", "AtomNonHydrogenDegree", "AtomHCount",
+      "AtomImplicitHCount", "AtomHasImplicitH", "AtomImplicitValence",
+      "AtomExplicitValence", "AtomTotalValence", "AtomUnsaturated",
+      "AtomIsotope", "AtomFormalCharge", "AtomNegativeFormalCharge",
+      "AtomHybridization", "AtomNumRadicalElectrons", "AtomInRing",
+      "AtomInNRings", "AtomRingBondCount", "AtomHasRingBond",
+      "AtomMinRingSize", "AtomRingSize", "AtomHasHeteroatomNeighbors",
+      "AtomNumHeteroatomNeighbors", "AtomHasAliphaticHeteroatomNeighbors",
+      "AtomNumAliphaticHeteroatomNeighbors"};
+  return s;
 }
 
-// atomCodes is a superset of the codes of the atoms a query matches:
-// element and aromaticity where the query fixes them (AtomAtomicNum,
-// AtomType, under AND and OR), else every code.
-Codes atomCodes(const Atom::QUERYATOM_QUERY *q) {
-  if (!q || q->getNegation()) return allCodes();
-  const std::string &d = q->getDescription();
-  if (d == "AtomAtomicNum" || d == "AtomType") {
-    auto eq = dynamic_cast<const ATOM_EQUALS_QUERY *>(q);
-    if (!eq) return allCodes();
-    int v = eq->getVal();
-    if (d == "AtomAtomicNum") return v > 0 && v < 128 ? elementCodes(v) : allCodes();
-    int z = v % 1000;  // AtomType: number + 1000 if aromatic
-    if (z <= 0 || z >= 128) return allCodes();
-    Codes c;
-    c.set(atomCode(z, v >= 1000));
-    return c;
-  }
-  if (d == "AtomAnd" || d == "AtomOr") {
-    bool isAnd = d == "AtomAnd";
-    Codes c = isAnd ? allCodes() : Codes();
+// classBondQueries: the same for bond queries (Classes::bondClass).
+const std::set<std::string> &classBondQueries() {
+  static const std::set<std::string> s{
+      "BondNull", "BondOrder", "SingleOrAromaticBond", "SingleOrDoubleBond",
+      "DoubleOrAromaticBond", "SingleOrDoubleOrAromaticBond", "BondDir",
+      "BondInRing", "BondInNRings"};
+  return s;
+}
+
+template <class Q>
+bool byClass(const Q *q, const std::set<std::string> &leaves,
+             const char *andD, const char *orD, const char *xorD) {
+  const std::string d = baseDescription(q->getDescription());
+  if (d == andD || d == orD || d == xorD) {
     for (auto it = q->beginChildren(); it != q->endChildren(); ++it) {
-      Codes k = atomCodes(it->get());
-      c = isAnd ? (c & k) : (c | k);
+      if (!byClass(it->get(), leaves, andD, orD, xorD)) return false;
     }
-    return c;
+    return true;
   }
-  return allCodes();
+  return q->beginChildren() == q->endChildren() && leaves.count(d) > 0;
 }
 
-// bondCodes is a superset of the bond codes a query bond matches.
-std::uint8_t bondCodes(const Bond *b) {
-  if (!b->hasQuery()) return 0xff;  // Bond::Match: left to the exact match
-  const auto *q = b->getQuery();
-  if (q->getNegation()) return 0xff;
-  const std::string &d = q->getDescription();
-  if (d == "SingleOrAromaticBond") return 1 | 8;
-  if (d == "BondOrder") {
-    auto eq = dynamic_cast<const BOND_EQUALS_QUERY *>(q);
-    if (!eq) return 0xff;
-    return bondCode(Bond::BondType(eq->getVal()));
-  }
-  return 0xff;
+// atomByClass: a query atom whose answer on a molecule atom depends only
+// on that atom's class. A plain atom (a SMILES query) compares element,
+// charge, isotope, radicals and ring count (RDKit's Atom::Match).
+bool atomByClass(const Atom *a) {
+  if (!a->hasQuery()) return true;
+  return byClass(a->getQuery(), classAtomQueries(), "AtomAnd", "AtomOr", "AtomXor");
+}
+
+// bondByClass: the same for a query bond; a plain bond compares the bond
+// type (Bond::Match). Dative bonds also compare their ends (bondCompat):
+// never by class.
+bool bondByClass(const Bond *b) {
+  if (b->getBondType() == Bond::DATIVE) return false;
+  if (!b->hasQuery()) return true;
+  return byClass(b->getQuery(), classBondQueries(), "BondAnd", "BondOr", "BondXor");
+}
+
+// keyAppend adds v to a class key, false if it does not fit 16 bits.
+bool keyAppend(std::string &k, long v) {
+  if (v < -32768 || v > 32767) return false;
+  std::uint16_t u = std::uint16_t(std::int16_t(v));
+  k.push_back(char(u & 0xff));
+  k.push_back(char(u >> 8));
+  return true;
 }
 
 }  // namespace
 
-Matcher::Compact Matcher::compact(const ROMol &m) {
-  // n, then n atom codes, n+1 neighbour list starts, then per neighbour
-  // its index and its bond's code.
-  unsigned n = m.getNumAtoms(), nb = m.getNumBonds();
-  Compact c;
-  if (n == 0 || n > 255 || 2 * nb > 255 * 2) return c;
-  c.reserve(1 + n + (n + 1) + 4 * nb);
-  c.push_back(std::uint8_t(n));
-  for (const auto a : m.atoms()) c.push_back(atomCode(a->getAtomicNum(), a->getIsAromatic()));
-  size_t starts = c.size();
-  c.resize(c.size() + n + 1);
-  unsigned pos = 0;
-  for (unsigned i = 0; i < n; i++) {
-    c[starts + i] = std::uint8_t(pos);
-    for (const auto b : m.atomBonds(m.getAtomWithIdx(i))) {
-      c.push_back(std::uint8_t(b->getOtherAtomIdx(i)));
-      c.push_back(bondCode(b->getBondType()));
-      pos++;
-      if (pos > 255) return Compact();
+std::uint16_t Classes::atomClass(const Atom *a) {
+  // Every property a classAtomQueries primitive reads, by the accessor its
+  // data function calls (QueryOps.h).
+  std::string k;
+  const ROMol &m = a->getOwningMol();
+  const RingInfo *ri = m.getRingInfo();
+  if (!ri->isInitialized()) return kNone;
+  unsigned idx = a->getIdx();
+  int heavy = 0, nonH = 0, hetero = 0, aliHetero = 0, ringBonds = 0;
+  for (const auto n : m.atomNeighbors(a)) {
+    int z = n->getAtomicNum();
+    if (z > 1) heavy++;
+    if (z != 1 || n->getIsotope() > 1) nonH++;
+    if (z != 6 && z != 1) {
+      hetero++;
+      if (!n->getIsAromatic()) aliHetero++;
     }
   }
-  c[starts + n] = std::uint8_t(pos);
+  for (const auto b : m.atomBonds(a)) {
+    if (ri->numBondRings(b->getIdx())) ringBonds++;
+  }
+  std::uint64_t sizes = 0;
+  for (const auto &r : ri->atomRings()) {
+    if (std::find(r.begin(), r.end(), int(idx)) == r.end()) continue;
+    if (r.size() >= 64) return kNone;
+    sizes |= std::uint64_t(1) << r.size();
+  }
+  bool ok = keyAppend(k, a->getAtomicNum()) && keyAppend(k, a->getIsAromatic()) &&
+            keyAppend(k, a->getDegree()) && keyAppend(k, a->getTotalDegree()) &&
+            keyAppend(k, heavy) && keyAppend(k, nonH) &&
+            keyAppend(k, a->getTotalNumHs(true)) && keyAppend(k, a->getTotalNumHs(false)) &&
+            keyAppend(k, a->getImplicitValence()) && keyAppend(k, a->getExplicitValence()) &&
+            keyAppend(k, a->getNumExplicitHs()) && keyAppend(k, a->getTotalValence()) &&
+            keyAppend(k, a->getIsotope()) && keyAppend(k, a->getFormalCharge()) &&
+            keyAppend(k, a->getHybridization()) && keyAppend(k, a->getNumRadicalElectrons()) &&
+            keyAppend(k, ri->numAtomRings(idx)) && keyAppend(k, ringBonds) &&
+            keyAppend(k, ri->minAtomRingSize(idx)) && keyAppend(k, hetero) &&
+            keyAppend(k, aliHetero);
+  if (!ok) return kNone;
+  k.append(reinterpret_cast<const char *>(&sizes), sizeof sizes);
+  auto it = atomKeys_.find(k);
+  if (it != atomKeys_.end()) return it->second;
+  if (atoms_.size() >= kNone) return kNone;
+  auto c = std::uint16_t(atoms_.size());
+  atoms_.push_back(a);
+  atomKeys_.emplace(std::move(k), c);
   return c;
+}
+
+std::uint16_t Classes::bondClass(const Bond *b) {
+  if (b->getBondType() == Bond::DATIVE) return kNone;
+  std::string k;
+  const RingInfo *ri = b->getOwningMol().getRingInfo();
+  if (!ri->isInitialized()) return kNone;
+  if (!keyAppend(k, b->getBondType()) || !keyAppend(k, b->getBondDir()) ||
+      !keyAppend(k, ri->numBondRings(b->getIdx()))) {
+    return kNone;
+  }
+  auto it = bondKeys_.find(k);
+  if (it != bondKeys_.end()) return it->second;
+  if (bonds_.size() >= kNone) return kNone;
+  auto c = std::uint16_t(bonds_.size());
+  bonds_.push_back(b);
+  bondKeys_.emplace(std::move(k), c);
+  return c;
+}
+
+Graph Classes::graph(const ROMol &m) {
+  unsigned n = m.getNumAtoms(), nb = m.getNumBonds();
+  Graph g;
+  if (n == 0 || n >= kNone || 2 * nb >= kNone) return g;
+  try {
+    g.reserve(2 + n + (n + 1) + 4 * nb);
+    g.push_back(std::uint16_t(n));
+    g.push_back(std::uint16_t(2 * nb));
+    for (const auto a : m.atoms()) g.push_back(atomClass(a));
+    size_t starts = g.size();
+    g.resize(starts + n + 1 + 4 * nb);
+    std::uint16_t *start = &g[starts], *nbr = start + n + 1, *bcls = nbr + 2 * nb;
+    unsigned pos = 0;
+    for (unsigned i = 0; i < n; i++) {
+      start[i] = std::uint16_t(pos);
+      for (const auto b : m.atomBonds(m.getAtomWithIdx(i))) {
+        nbr[pos] = std::uint16_t(b->getOtherAtomIdx(i));
+        bcls[pos] = bondClass(b);
+        pos++;
+      }
+    }
+    start[n] = std::uint16_t(pos);
+  } catch (const std::exception &) {
+    // an atom without computed valences or ring information: the walk
+    // uses RDKit's molecule
+    return Graph();
+  }
+  return g;
 }
 
 // walk is the backtracking search of has and mayHave: query atoms in the
@@ -217,36 +306,6 @@ bool Matcher::walk(G &g) {
   }
 }
 
-// Relaxed is mayHave's molecule: a Compact, atoms by their element and
-// aromaticity code, bonds by their type code.
-struct Matcher::Relaxed {
-  const Matcher &x;
-  unsigned n;
-  const std::uint8_t *type, *start, *adj;  // see compact
-  unsigned size() const { return n; }
-  bool atom(unsigned qa, unsigned ma) const { return x.types_[qa].test(type[ma]); }
-  bool bond(const Bond *qb, unsigned ma, unsigned mb) const {
-    for (unsigned i = start[ma]; i < start[ma + 1]; i++) {
-      if (adj[2 * i] == mb) return adj[2 * i + 1] & x.bondTypes_[qb->getIdx()];
-    }
-    return false;
-  }
-  unsigned degree(unsigned, unsigned pa, bool) const { return start[pa + 1] - start[pa]; }
-  unsigned neighbour(unsigned, unsigned pa, unsigned i) const { return adj[2 * (start[pa] + i)]; }
-  bool parentBond(unsigned k, unsigned pa, unsigned i) const {
-    return adj[2 * (start[pa] + i) + 1] & x.bondTypes_[x.steps_[k].parentBond->getIdx()];
-  }
-  bool complete() const { return true; }
-};
-
-bool Matcher::mayHave(const Compact &c) {
-  if (c.empty()) return true;
-  const unsigned nq = steps_.size(), n = c[0];
-  if (nq > n) return false;
-  Relaxed g{*this, n, &c[1], &c[1 + n], &c[2 + 2 * n]};
-  return walk(g);
-}
-
 Matcher::Matcher(const ROMol &query, const SubstructMatchParameters &ps)
     : q_(query), ps_(ps) {
   if (ps.useChirality || ps.useGenericMatchers || ps.extraFinalCheck) {
@@ -302,22 +361,10 @@ Matcher::Matcher(const ROMol &query, const SubstructMatchParameters &ps)
   for (unsigned i = 0; i < nq; i++) qidx_[i] = i;
   cursor_.assign(nq, 0);
   nbrs_.resize(nq);
-  for (unsigned i = 0; i < nq; i++) {
-    const Atom *a = qatoms_[i];
-    if (a->hasQuery()) {
-      types_.push_back(atomCodes(a->getQuery()));
-    } else {
-      // Atom::Match compares the element (a dummy matches any), not the
-      // aromaticity
-      int z = a->getAtomicNum();
-      // (dummy molecule atoms kept: no claim on how they compare)
-      Codes c = z > 0 && z < 128 ? elementCodes(z) : allCodes();
-      c.set(atomCode(0, false));
-      c.set(atomCode(0, true));
-      types_.push_back(c);
-    }
-  }
-  for (const auto b : query.bonds()) bondTypes_.push_back(bondCodes(b));
+  atomTab_.resize(nq);
+  for (unsigned i = 0; i < nq; i++) atomByClass_.push_back(atomByClass(qatoms_[i]));
+  bondTab_.resize(query.getNumBonds());
+  for (const auto b : query.bonds()) bondByClass_.push_back(bondByClass(b));
 }
 
 bool Matcher::compat(unsigned qa, unsigned ma) {
@@ -365,6 +412,70 @@ bool Matcher::has(const ROMol &m) {
   memo_.assign(size_t(nq) * nm, -1);
   Exact g{*this, m};
   return walk(g);
+}
+
+bool Matcher::atomClass(unsigned qa, std::uint16_t c, const Classes &cls) {
+  auto &t = atomTab_[qa];
+  if (c >= t.size()) t.resize(cls.atomClasses(), -1);
+  int8_t &v = t[c];
+  if (v < 0) v = atomCompat(qatoms_[qa], cls.atom(c), ps_) ? 1 : 0;
+  return v != 0;
+}
+
+bool Matcher::bondClass(const Bond *qb, std::uint16_t c, const Classes &cls) {
+  auto &t = bondTab_[qb->getIdx()];
+  if (c >= t.size()) t.resize(cls.bondClasses(), -1);
+  int8_t &v = t[c];
+  if (v < 0) v = bondCompat(qb, cls.bond(c), ps_) ? 1 : 0;
+  return v != 0;
+}
+
+// Classed is has's molecule with its Graph: atoms and bonds by class where
+// both the query's and the molecule's allow it, else by RDKit on m.
+struct Matcher::Classed {
+  Matcher &x;
+  const ROMol &m;
+  const Classes &cls;
+  unsigned n;
+  const std::uint16_t *acls, *start, *nbr, *bcls;  // see Graph
+  unsigned size() const { return n; }
+  bool atom(unsigned qa, unsigned ma) {
+    std::uint16_t c = acls[ma];
+    if (c != Classes::kNone && x.atomByClass_[qa]) return x.atomClass(qa, c, cls);
+    return atomCompat(x.qatoms_[qa], m.getAtomWithIdx(ma), x.ps_);
+  }
+  // bondAt compares query bond qb with the bond of neighbour entry j of
+  // molecule atom ma.
+  bool bondAt(const Bond *qb, unsigned ma, unsigned j) {
+    std::uint16_t c = bcls[j];
+    if (c != Classes::kNone && x.bondByClass_[qb->getIdx()]) return x.bondClass(qb, c, cls);
+    const Bond *b = m.getBondBetweenAtoms(ma, nbr[j]);
+    return b && bondCompat(qb, b, x.ps_);
+  }
+  bool bond(const Bond *qb, unsigned ma, unsigned mb) {
+    for (unsigned j = start[ma]; j < start[ma + 1]; j++) {
+      if (nbr[j] == mb) return bondAt(qb, ma, j);
+    }
+    return false;
+  }
+  unsigned degree(unsigned, unsigned pa, bool) const { return start[pa + 1] - start[pa]; }
+  unsigned neighbour(unsigned, unsigned pa, unsigned i) const { return nbr[start[pa] + i]; }
+  bool parentBond(unsigned k, unsigned pa, unsigned i) {
+    return bondAt(x.steps_[k].parentBond, pa, start[pa] + i);
+  }
+  bool complete() const {
+    MolMatchFinalCheckFunctor check(x.q_, m, x.ps_);
+    return check(x.qidx_.data(), x.map_.data());
+  }
+};
+
+bool Matcher::has(const ROMol &m, const Graph &g, const Classes &cls) {
+  if (g.empty()) return has(m);
+  const unsigned nq = steps_.size(), n = g[0], nb2 = g[1];
+  if (nq == 0 || nq > n) return false;
+  const std::uint16_t *acls = &g[2], *start = acls + n, *nbr = start + n + 1;
+  Classed c{*this, m, cls, n, acls, start, nbr, nbr + nb2};
+  return walk(c);
 }
 
 }  // namespace mg

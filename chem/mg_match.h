@@ -9,11 +9,48 @@
 #include <GraphMol/ROMol.h>
 #include <GraphMol/Substruct/SubstructMatch.h>
 
-#include <bitset>
 #include <cstdint>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace mg {
+
+// Graph is a molecule as Matcher::has walks it: per atom its atom class,
+// per neighbour the neighbour and its bond's class (Classes), in one
+// buffer of 16-bit words:
+//
+//	n, 2*bonds, class[n], start[n+1], neighbour[2*bonds], bondClass[2*bonds]
+//
+// Empty: the molecule is too large to encode (the walk then uses RDKit's
+// molecule).
+using Graph = std::vector<std::uint16_t>;
+
+// Classes numbers molecule atoms (and bonds) so that two atoms of one class
+// answer every query Matcher::classable accepts alike: the class of an
+// atom is the tuple of every property those queries read (element,
+// aromaticity, degrees, H counts, valences, charge, isotope, radicals,
+// hybridization, ring counts and sizes, heteroatom neighbours). A query
+// atom is then evaluated once per class, by RDKit's own atomCompat on the
+// class's first atom (its representative), instead of once per molecule
+// atom. Not safe for concurrent use: callers lock. Representatives point
+// into the molecules given to graph(), which must outlive the Classes.
+class Classes {
+ public:
+  static constexpr std::uint16_t kNone = 0xffff;  // no class: ask RDKit
+  Graph graph(const RDKit::ROMol &m);
+  std::size_t atomClasses() const { return atoms_.size(); }
+  std::size_t bondClasses() const { return bonds_.size(); }
+  const RDKit::Atom *atom(std::uint16_t c) const { return atoms_[c]; }
+  const RDKit::Bond *bond(std::uint16_t c) const { return bonds_[c]; }
+
+ private:
+  std::unordered_map<std::string, std::uint16_t> atomKeys_, bondKeys_;
+  std::vector<const RDKit::Atom *> atoms_;
+  std::vector<const RDKit::Bond *> bonds_;
+  std::uint16_t atomClass(const RDKit::Atom *a);
+  std::uint16_t bondClass(const RDKit::Bond *b);
+};
 
 // Matcher answers "has molecule m a substructure match of the query" with
 // RDKit's own atom and bond comparisons (atomCompat, bondCompat) and final
@@ -28,14 +65,11 @@ class Matcher {
   bool usable() const { return usable_; }
   // has reports whether m contains the query (usable() must hold).
   bool has(const RDKit::ROMol &m);
-  // Compact is a molecule's graph as element/aromaticity codes and bond
-  // types in one small buffer (empty: too large to encode).
-  using Compact = std::vector<std::uint8_t>;
-  static Compact compact(const RDKit::ROMol &m);
-  // mayHave is a relaxed match on c: atoms compared only by the element
-  // and aromaticity their query allows, bonds by the bond types theirs
-  // allows. false proves that has() is false; true proves nothing.
-  bool mayHave(const Compact &c);
+  // has with m's Graph g from cls (the caller holds cls still): atoms and
+  // bonds of a class the query can be asked about by class are compared
+  // once per class and query atom (a table lookup after that), the others
+  // by RDKit on m. The same answer as has(m).
+  bool has(const RDKit::ROMol &m, const Graph &g, const Classes &cls);
 
  private:
   struct Step {
@@ -57,16 +91,20 @@ class Matcher {
   std::vector<unsigned> cursor_;  // per step: next candidate position
   std::vector<const RDKit::Atom *> matoms_;
   std::vector<std::uint32_t> qidx_;
-  std::vector<std::bitset<256>> types_;  // per query atom: allowed codes
-  std::vector<std::uint8_t> bondTypes_;  // per query bond: allowed bond codes
   std::vector<int> cur_;  // molecule atom of each step, -1 none
   // per step: the neighbours of its parent's image (Exact)
   std::vector<std::vector<std::pair<unsigned, const RDKit::Bond *>>> nbrs_;
+  // per query atom (bond): asked by class (classable), and its answers
+  // per class (-1 not asked yet)
+  std::vector<char> atomByClass_, bondByClass_;
+  std::vector<std::vector<int8_t>> atomTab_, bondTab_;
   bool compat(unsigned qa, unsigned ma);
+  bool atomClass(unsigned qa, std::uint16_t c, const Classes &cls);
+  bool bondClass(const RDKit::Bond *qb, std::uint16_t c, const Classes &cls);
   // the one backtracking search, over the molecule as has (Exact) or
-  // mayHave (Relaxed) sees it
+  // has with a Graph (Classed) sees it
   struct Exact;
-  struct Relaxed;
+  struct Classed;
   template <class G>
   bool walk(G &g);
 };
@@ -79,9 +117,10 @@ extern "C" {
 #endif
 
 // mg_match_engines runs both matchers on n pickled molecules (one buffer,
-// n+1 offsets) for the tests: fast[i] from mg::Matcher (2 when it cannot
-// take the query), rdkit[i] from RDKit's SubstructMatch. Returns 0, or -1
-// with *err set.
+// n+1 offsets) for the tests: fast[i] from mg::Matcher on the molecule's
+// Graph as mg_molset holds it (2 when it cannot take the query, 3 when
+// Matcher::has on the molecule itself answers otherwise), rdkit[i] from
+// RDKit's SubstructMatch. Returns 0, or -1 with *err set.
 int mg_match_engines(const char *text, size_t len, int kind, int flags,
                      const char *pickles, const size_t *offsets, int n,
                      unsigned char *fast, unsigned char *rdkit, char **err);

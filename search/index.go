@@ -50,6 +50,8 @@ type bucket struct {
 	morgan  []uint64
 	pattern []uint64
 	ids     []byte
+	// slots name the molecules in Index.mols (-1: not held there)
+	slots []int32
 }
 
 func (b *bucket) len() int { return len(b.ids) / idLen }
@@ -160,11 +162,12 @@ func popcount(f *chem.FP) int {
 	return n
 }
 
-func (v *view) add(suffix []byte, m, p *chem.FP) {
+func (v *view) add(suffix []byte, m, p *chem.FP, slot int32) {
 	b := &v.b[popcount(m)]
 	b.morgan = append(b.morgan, m[:]...)
 	b.pattern = append(b.pattern, p[:]...)
 	b.ids = append(b.ids, suffix...)
+	b.slots = append(b.slots, slot)
 	v.n++
 }
 
@@ -188,6 +191,20 @@ func Open(ctx context.Context, store *graph.Store, pool *chem.Pool, base string,
 		x.mols = chem.NewMolSet(opt.CacheMolecules)
 	}
 	store.WatchSide(x.apply)
+	// The molecules first, so that each fingerprint entry loaded finds its
+	// molecule's slot.
+	if x.mols != nil {
+		err := store.ScanSide(ctx, []byte(prefixPickle), func(k, v []byte) error {
+			if x.mols.Len() >= opt.CacheMolecules {
+				return errFull
+			}
+			x.mols.Add(string(k[len(prefixPickle):]), v)
+			return nil
+		})
+		if err != nil && !errors.Is(err, errFull) {
+			return nil, fmt.Errorf("search: load molecules: %w", err)
+		}
+	}
 	scanned := map[string]struct{}{}
 	var bad [][]byte
 	var chunk []graph.SideEntry
@@ -208,18 +225,6 @@ func Open(ctx context.Context, store *graph.Store, pool *chem.Pool, base string,
 		return nil, fmt.Errorf("search: load: %w", err)
 	}
 	x.apply(chunk)
-	if x.mols != nil {
-		err := store.ScanSide(ctx, []byte(prefixPickle), func(k, v []byte) error {
-			if x.mols.Len() >= opt.CacheMolecules {
-				return errFull
-			}
-			x.mols.Add(string(k[len(prefixPickle):]), v)
-			return nil
-		})
-		if err != nil && !errors.Is(err, errFull) {
-			return nil, fmt.Errorf("search: load molecules: %w", err)
-		}
-	}
 	x.mu.Lock()
 	t := *x.cur.Load()
 	t.trim()
@@ -254,6 +259,7 @@ func (v *view) trim() {
 		b.morgan = append([]uint64(nil), b.morgan...)
 		b.pattern = append([]uint64(nil), b.pattern...)
 		b.ids = append([]byte(nil), b.ids...)
+		b.slots = append([]int32(nil), b.slots...)
 	}
 }
 
@@ -278,7 +284,7 @@ func (x *Index) Bytes() int64 {
 	var n int64
 	for i := range v.b {
 		b := &v.b[i]
-		n += int64(cap(b.morgan)*8 + cap(b.pattern)*8 + cap(b.ids))
+		n += int64(cap(b.morgan)*8 + cap(b.pattern)*8 + cap(b.ids) + cap(b.slots)*4)
 	}
 	return n + int64(len(v.b))*72
 }
@@ -290,10 +296,14 @@ func (x *Index) apply(kvs []graph.SideEntry) {
 	old := x.cur.Load()
 	var nv *view
 	var removed map[string]bool
+	// the molecules first: a commit holds a molecule's fingerprint entry
+	// before its pickle
 	for _, kv := range kvs {
 		if x.mols != nil && kv.Value != nil && bytes.HasPrefix(kv.Key, []byte(prefixPickle)) {
 			x.mols.Add(string(kv.Key[len(prefixPickle):]), kv.Value)
 		}
+	}
+	for _, kv := range kvs {
 		if !bytes.HasPrefix(kv.Key, []byte(prefixFP)) {
 			continue
 		}
@@ -319,7 +329,11 @@ func (x *Index) apply(kvs []graph.SideEntry) {
 			c := *old
 			nv = &c
 		}
-		nv.add(suffix, m, p)
+		slot := int32(-1)
+		if x.mols != nil {
+			slot = x.mols.Slot(string(kv.Key[len(prefixFP):]))
+		}
+		nv.add(suffix, m, p, slot)
 	}
 	if removed != nil {
 		if nv == nil {
@@ -348,6 +362,7 @@ func (v *view) remove(gone map[string]bool) {
 			nb.morgan = append(nb.morgan, b.morgan[i*chem.FPWords:(i+1)*chem.FPWords]...)
 			nb.pattern = append(nb.pattern, b.pattern[i*chem.FPWords:(i+1)*chem.FPWords]...)
 			nb.ids = append(nb.ids, b.ids[i*idLen:(i+1)*idLen]...)
+			nb.slots = append(nb.slots, b.slots[i])
 		}
 		if changed {
 			v.n -= b.len() - nb.len()

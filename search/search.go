@@ -341,18 +341,53 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			var cand []string
+			// candidates held in x.mols by slot (and where), the others
+			// by id
+			var slots []int32
+			var at []cand
+			var ids []string
 			var out []Hit
+			// this worker's query copy, made at its first batch
+			var m *chem.Matcher
+			defer func() {
+				if m != nil {
+					m.Close()
+				}
+			}()
+			var state []byte
 			flush := func() error {
-				if len(cand) == 0 {
+				if len(slots)+len(ids) == 0 {
 					return nil
 				}
-				hits, err := x.matchIDs(ctx, q, super, cand)
-				if err != nil {
-					return err
+				if m == nil {
+					var err error
+					if m, err = q.Matcher(super); err != nil {
+						return err
+					}
 				}
-				out = append(out, hits...)
-				cand = cand[:0]
+				if len(slots) > 0 {
+					state = slices.Grow(state[:0], len(slots))[:len(slots)]
+					if err := x.matchSlots(ctx, m, slots, state); err != nil {
+						return err
+					}
+					for i, st := range state {
+						switch st {
+						case 1:
+							out = append(out, Hit{ID: v.b[at[i].b].id(int(at[i].j)), Score: 1})
+						case 2: // not held after all
+							ids = append(ids, v.b[at[i].b].id(int(at[i].j)))
+						}
+					}
+					slots, at = slots[:0], at[:0]
+				}
+				if len(ids) > 0 {
+					hits, err := x.matchIDs(ctx, m, ids)
+					if err != nil {
+						return err
+					}
+					out = append(out, hits...)
+					ids = ids[:0]
+				}
 				return nil
 			}
 			for !stop.Load() {
@@ -367,8 +402,13 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 					if !screen(qp, mp, super) {
 						continue
 					}
-					cand = append(cand, b.id(j))
-					if len(cand) == matchBatch {
+					if sl := b.slots[j]; sl >= 0 {
+						slots = append(slots, sl)
+						at = append(at, cand{int32(s.b), int32(j)})
+					} else {
+						ids = append(ids, b.id(j))
+					}
+					if len(slots)+len(ids) == matchBatch {
 						if err := flush(); err != nil {
 							errs[w] = err
 							stop.Store(true)
@@ -414,9 +454,24 @@ func screen(q, m []uint64, super bool) bool {
 	return true
 }
 
-// matchIDs runs RDKit's matching on the candidates' pickles, holding one
-// of the index's matching slots.
-func (x *Index) matchIDs(ctx context.Context, q *chem.Query, super bool, ids []string) ([]Hit, error) {
+// cand is where a candidate is in a view: bucket and position.
+type cand struct{ b, j int32 }
+
+// matchSlots runs m on the candidates held in x.mols, holding one of the
+// index's matching slots: state[i] as chem.Matcher.MatchSet sets it.
+func (x *Index) matchSlots(ctx context.Context, m *chem.Matcher, slots []int32, state []byte) error {
+	select {
+	case x.slot <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-x.slot }()
+	return m.MatchSet(x.mols, slots, state)
+}
+
+// matchIDs runs m on the pickles of the candidates (molecules not held in
+// memory), holding one of the index's matching slots.
+func (x *Index) matchIDs(ctx context.Context, m *chem.Matcher, ids []string) ([]Hit, error) {
 	select {
 	case x.slot <- struct{}{}:
 	case <-ctx.Done():
@@ -424,24 +479,6 @@ func (x *Index) matchIDs(ctx context.Context, q *chem.Query, super bool, ids []s
 	}
 	defer func() { <-x.slot }()
 	var out []Hit
-	if x.mols != nil {
-		state := make([]byte, len(ids))
-		if err := q.MatchSet(x.mols, ids, super, state); err != nil {
-			return nil, err
-		}
-		var rest []string
-		for i, s := range state {
-			switch s {
-			case 1:
-				out = append(out, Hit{ID: ids[i], Score: 1})
-			case 2:
-				rest = append(rest, ids[i])
-			}
-		}
-		if ids = rest; len(ids) == 0 {
-			return out, nil
-		}
-	}
 	keys := make([][]byte, len(ids))
 	for i, id := range ids {
 		keys[i] = []byte(prefixPickle + id)
@@ -455,7 +492,7 @@ func (x *Index) matchIDs(ctx context.Context, q *chem.Query, super bool, ids []s
 		return nil, err
 	}
 	hit := make([]bool, len(ids))
-	if err := q.Match(mols, super, hit); err != nil {
+	if err := m.Match(mols, hit); err != nil {
 		return nil, err
 	}
 	for i, h := range hit {

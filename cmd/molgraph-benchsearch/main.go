@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -53,14 +54,16 @@ func main() {
 	home, _ := os.UserHomeDir()
 	cache := flag.String("cache", filepath.Join(home, ".cache", "molgraph", "bench-search"), "cache directory")
 	qfile := flag.String("substructure-queries", "bench/search_queries.txt", "substructure queries, one SMARTS per line")
+	sim := flag.Bool("similarity", true, "run the similarity part (false: substructure only)")
+	match := flag.String("match", "", "run only the substructure queries this regexp matches")
 	flag.Parse()
-	if err := run(*n, *nsub, *nq, *pyq, *seed, *cache, *qfile); err != nil {
+	if err := run(*n, *nsub, *nq, *pyq, *seed, *cache, *qfile, *sim, *match); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-search:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, nsub, nq, pyq, seed int, cache, qfile string) error {
+func run(n, nsub, nq, pyq, seed int, cache, qfile string, sim bool, match string) error {
 	if nsub > n {
 		nsub = n
 	}
@@ -99,35 +102,37 @@ func run(n, nsub, nq, pyq, seed int, cache, qfile string) error {
 	fmt.Printf("machine: %d cores (GOMAXPROCS), load %s", runtime.GOMAXPROCS(0), load)
 
 	// --- similarity over n
-	simStore, simIdx, mem, err := index(ctx, pool, filepath.Join(cache, fmt.Sprintf("store-%d-seed%d", n, seed)), smiles[:n], 0)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("\nindex of %d molecules: arrays %.0f bytes/molecule, Go heap growth of Open %.0f bytes/molecule (budget 600)\n",
-		simIdx.Len(), float64(simIdx.Bytes())/float64(simIdx.Len()), mem)
 	var queries []string
-	for i := 0; i < nq; i++ {
-		queries = append(queries, smiles[(i*(n/nq)+n/(2*nq))%n])
-	}
 	var th, top []time.Duration
 	var thHits []int
-	for _, q := range queries {
-		t0 := time.Now()
-		h, err := simIdx.Similar(ctx, q, search.SimilarOptions{Threshold: 0.7})
+	if sim {
+		simStore, simIdx, mem, err := index(ctx, pool, filepath.Join(cache, fmt.Sprintf("store-%d-seed%d", n, seed)), smiles[:n], 0)
 		if err != nil {
 			return err
 		}
-		th = append(th, time.Since(t0))
-		thHits = append(thHits, len(h))
-		t0 = time.Now()
-		if _, err := simIdx.Similar(ctx, q, search.SimilarOptions{Top: 10}); err != nil {
-			return err
+		fmt.Printf("\nindex of %d molecules: arrays %.0f bytes/molecule, Go heap growth of Open %.0f bytes/molecule (budget 600)\n",
+			simIdx.Len(), float64(simIdx.Bytes())/float64(simIdx.Len()), mem)
+		for i := 0; i < nq; i++ {
+			queries = append(queries, smiles[(i*(n/nq)+n/(2*nq))%n])
 		}
-		top = append(top, time.Since(t0))
+		for _, q := range queries {
+			t0 := time.Now()
+			h, err := simIdx.Similar(ctx, q, search.SimilarOptions{Threshold: 0.7})
+			if err != nil {
+				return err
+			}
+			th = append(th, time.Since(t0))
+			thHits = append(thHits, len(h))
+			t0 = time.Now()
+			if _, err := simIdx.Similar(ctx, q, search.SimilarOptions{Top: 10}); err != nil {
+				return err
+			}
+			top = append(top, time.Since(t0))
+		}
+		// the substructure store is this one when nsub == n: close it first
+		simIdx.Close()
+		simStore.Close()
 	}
-	// the substructure store is this one when nsub == n: close it first
-	simIdx.Close()
-	simStore.Close()
 	// --- substructure over nsub
 	subStore, subIdx, _, err := index(ctx, pool, filepath.Join(cache, fmt.Sprintf("store-%d-seed%d", nsub, seed)), smiles[:nsub], nsub)
 	if err != nil {
@@ -137,6 +142,13 @@ func run(n, nsub, nq, pyq, seed int, cache, qfile string) error {
 	subQueries, err := readLines(qfile)
 	if err != nil {
 		return err
+	}
+	if match != "" {
+		re, err := regexp.Compile(match)
+		if err != nil {
+			return fmt.Errorf("-match: %w", err)
+		}
+		subQueries = slices.DeleteFunc(subQueries, func(q string) bool { return !re.MatchString(q) })
 	}
 	type subResult struct {
 		q    string
@@ -205,13 +217,15 @@ func run(n, nsub, nq, pyq, seed int, cache, qfile string) error {
 			fmt.Printf("MISMATCH similarity query %d: molgraph %d hits, RDKit %d\n", i, thHits[i], s.Hits)
 		}
 	}
-	fmt.Printf("\n== similarity over %d molecules (Morgan r2 2048, Tanimoto)\n", n)
-	fmt.Printf("%-22s %12s %12s %12s\n", "", "p50", "p95", "target p50")
-	fmt.Printf("%-22s %12s %12s %12s\n", "molgraph >= 0.7", median(th), pct(th, 95), "20ms")
-	fmt.Printf("%-22s %12s %12s %12s\n", "molgraph top-10", median(top), pct(top, 95), "50ms")
-	fmt.Printf("%-22s %12s %12s\n", "RDKit Bulk >= 0.7", median(pth), pct(pth, 95))
-	fmt.Printf("%-22s %12s %12s\n", "RDKit Bulk top-10", median(ptop), pct(ptop, 95))
-	fmt.Printf("hit counts (>= 0.7) equal on the %d queries RDKit ran: %v\n", len(py.Similarity), bad == 0)
+	if sim {
+		fmt.Printf("\n== similarity over %d molecules (Morgan r2 2048, Tanimoto)\n", n)
+		fmt.Printf("%-22s %12s %12s %12s\n", "", "p50", "p95", "target p50")
+		fmt.Printf("%-22s %12s %12s %12s\n", "molgraph >= 0.7", median(th), pct(th, 95), "20ms")
+		fmt.Printf("%-22s %12s %12s %12s\n", "molgraph top-10", median(top), pct(top, 95), "50ms")
+		fmt.Printf("%-22s %12s %12s\n", "RDKit Bulk >= 0.7", median(pth), pct(pth, 95))
+		fmt.Printf("%-22s %12s %12s\n", "RDKit Bulk top-10", median(ptop), pct(ptop, 95))
+		fmt.Printf("hit counts (>= 0.7) equal on the %d queries RDKit ran: %v\n", len(py.Similarity), bad == 0)
+	}
 	fmt.Printf("\n== substructure over %d molecules (SMARTS; RDKit SubstructLibrary MolHolder+PatternHolder, 1 thread)\n", nsub)
 	fmt.Printf("%-28s %7s %10s %10s %7s | %10s %10s %7s\n", "query", "hits", "molgraph", "RDKit", "ratio", "mg CPU", "RDKit CPU", "ratio")
 	var ratios, cratios []float64
