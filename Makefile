@@ -166,11 +166,14 @@ bench-sparql: build
 # p50/p95 at threshold 0.7 and top-10 beside BulkTanimotoSimilarity, the
 # SMARTS of bench/search_queries.txt over the first NSUB (100,000) beside
 # SubstructLibrary (one thread), index bytes per molecule; hit counts compared.
+# SEARCH_FLAGS: e.g. "-similarity=false -match 'N'" (substructure only, the
+# queries a regexp matches).
 N_SEARCH ?= 1000000
 NSUB     ?= 100000
+SEARCH_FLAGS ?=
 bench-search: deps
 	$(GO) build -o bin/molgraph-benchsearch ./cmd/molgraph-benchsearch
-	./bin/molgraph-benchsearch -n $(N_SEARCH) -nsub $(NSUB)
+	./bin/molgraph-benchsearch -n $(N_SEARCH) -nsub $(NSUB) $(SEARCH_FLAGS)
 
 # Every fuzz target of every package for FUZZTIME each.
 fuzz: deps

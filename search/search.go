@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/heap"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"regexp"
@@ -307,8 +308,13 @@ func (x *Index) Superstructure(ctx context.Context, query string, o SubOptions) 
 	return x.match(ctx, q, true)
 }
 
-// matchBatch is the number of molecules of one matching call.
-const matchBatch = 128
+// matchBatch is the number of molecules of one matching call on pickles,
+// slotBatch on molecules held in memory (matched ~100 times faster: a
+// larger batch keeps the per-call cost of cgo and the matching slot small).
+const (
+	matchBatch = 128
+	slotBatch  = 1024
+)
 
 // Match runs a parsed query (ParseQuery) as a substructure or
 // superstructure search.
@@ -408,7 +414,7 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 					} else {
 						ids = append(ids, b.id(j))
 					}
-					if len(slots)+len(ids) == matchBatch {
+					if len(ids) == matchBatch || len(slots) == slotBatch {
 						if err := flush(); err != nil {
 							errs[w] = err
 							stop.Store(true)
@@ -435,8 +441,35 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 	for _, r := range results {
 		hits = append(hits, r...)
 	}
-	slices.SortFunc(hits, func(a, b Hit) int { return strings.Compare(a.ID, b.ID) })
+	sortByID(hits)
 	return hits, nil
+}
+
+// sortByID sorts hits by id. Ids share their prefix: comparing the next 8
+// bytes as an integer first orders a large hit list several times faster
+// than comparing the strings.
+func sortByID(hits []Hit) {
+	type keyed struct {
+		k uint64
+		h Hit
+	}
+	ks := make([]keyed, len(hits))
+	for i, h := range hits {
+		var b [8]byte
+		if len(h.ID) > len(ontology.MoleculeIDPrefix) {
+			copy(b[:], h.ID[len(ontology.MoleculeIDPrefix):])
+		}
+		ks[i] = keyed{binary.BigEndian.Uint64(b[:]), h}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := cmp.Compare(a.k, b.k); c != 0 {
+			return c
+		}
+		return strings.Compare(a.h.ID, b.h.ID)
+	})
+	for i := range ks {
+		hits[i] = ks[i].h
+	}
 }
 
 // screen is the pattern-fingerprint screen: every bit of the query's
