@@ -35,19 +35,18 @@ const (
 	RouteObabel = "obabel"
 	// DefaultRoute is the route of a PDB upload when none is asked for,
 	// chosen on the route comparison of the corpus receptors (README,
-	// "Receptor preparation at pH"): through the API, 1iep prepared by
-	// PDB2PQR docks imatinib (registered from SMILES, exhaustiveness 8,
-	// seed 42) at -10.8 kcal/mol with the top pose 12.3 Å off, by Open
-	// Babel at -12.4 kcal/mol and 0.8 Å (TestDocking1iepEndToEnd). The
-	// PDB2PQR receptor is not what misses: the crystal pose of the ligand
-	// the API docks (imatinib neutralized by registration) scores -11.91
-	// on both receptors and relaxes (vina --local_only) to -13.00 / -12.99;
-	// Vina's search (exhaustiveness 8, seed 42) misses that minimum on the
-	// PDB2PQR grid. The same ligand protonated as at pH 7.4 (piperazinium
-	// NH+) docks into the PDB2PQR receptor at -12.64 kcal/mol, 1.0 Å
-	// (README, "Receptor preparation at pH"): the pH route needs the
-	// ligand at that pH too before it can be the default.
-	DefaultRoute = RouteObabel
+	// "Receptor preparation at pH"). With ligands docked at the job's pH
+	// (ligand_ph, default 7.4: imatinib's N-methylpiperazine protonated),
+	// 1iep prepared by PDB2PQR at pH 7.4 docks imatinib (exhaustiveness 8,
+	// seed 42, through the API) at -12.64 kcal/mol with the top pose
+	// 0.63 Å from the crystal, every pose check passed and the hinge
+	// H-bonds to Met318 and Thr315 (TestDocking1iepEndToEnd); Open Babel's
+	// receptor gives -9.50 kcal/mol, 6.44 Å in the same run (one seed). Before ligands were
+	// protonated (session 8) the PDB2PQR receptor missed (neutral imatinib:
+	// -10.8 kcal/mol, 12.3 Å) and Open Babel was the default; PDB2PQR
+	// assigns protonation states from PROPKA's pKa values at the stated pH
+	// where Open Babel's rules ignore it.
+	DefaultRoute = RoutePDB2PQR
 )
 
 // pH bounds of a preparation.
