@@ -36,17 +36,11 @@
 #include <string>
 #include <vector>
 
+#include "mg_internal.hpp"
+
 using namespace RDKit;
 
 namespace {
-
-char *sdup(const std::string &s) {
-  char *p = static_cast<char *>(std::malloc(s.size() + 1));
-  if (!p) return nullptr;
-  std::memcpy(p, s.data(), s.size());
-  p[s.size()] = 0;
-  return p;
-}
 
 // stepsLeft is the atom comparisons the running match may still make.
 // Each worker thread runs one depiction at a time.
@@ -199,9 +193,9 @@ int depict(const std::string &smiles, const std::string &smarts,
   drawer.drawOptions().prepareMolsBeforeDrawing = false;
   drawer.drawMolecule(*mol, &atoms, &bonds);
   drawer.finishDrawing();
-  out.svg = sdup(drawer.getDrawingText());
-  out.atoms = sdup(join(atoms));
-  out.bonds = sdup(join(bonds));
+  out.svg = mg::cString(drawer.getDrawingText());
+  out.atoms = mg::cString(join(atoms));
+  out.bonds = mg::cString(join(bonds));
   if (!out.svg || !out.atoms || !out.bonds) {
     err = "out of memory";
     return MG_DEPICT_ERROR;
@@ -235,7 +229,7 @@ int mg_depict(const char *smiles, size_t len, const char *smarts,
     std::free(out->atoms);
     std::free(out->bonds);
     out->svg = out->atoms = out->bonds = nullptr;
-    out->error = sdup(e.empty() ? "cannot depict molecule" : e);
+    out->error = mg::cString(e.empty() ? "cannot depict molecule" : e);
   }
   return rc;
 }

@@ -22,17 +22,11 @@
 #include <new>
 #include <string>
 
+#include "mg_internal.hpp"
+
 using namespace RDKit;
 
 namespace {
-
-char *edup(const std::string &s) {
-  char *p = static_cast<char *>(std::malloc(s.size() + 1));
-  if (!p) return nullptr;
-  std::memcpy(p, s.data(), s.size());
-  p[s.size()] = 0;
-  return p;
-}
 
 // stopped reads the flag Go sets from another thread (atomic store).
 bool stopped(const int *stop) {
@@ -50,12 +44,12 @@ int mg_embed(const char *smiles, size_t len, const mg_embed_params *p,
     std::string smi(smiles ? smiles : "", smiles ? len : 0);
     std::unique_ptr<RWMol> m(SmilesToMol(smi));
     if (!m) {
-      out->error = edup("cannot parse SMILES " + smi);
+      out->error = mg::cString("cannot parse SMILES " + smi);
       return -1;
     }
     if (p->max_heavy_atoms > 0 &&
         static_cast<int>(m->getNumHeavyAtoms()) > p->max_heavy_atoms) {
-      out->error = edup(std::to_string(m->getNumHeavyAtoms()) +
+      out->error = mg::cString(std::to_string(m->getNumHeavyAtoms()) +
                         " heavy atoms, more than " +
                         std::to_string(p->max_heavy_atoms));
       return 3;
@@ -94,24 +88,24 @@ int mg_embed(const char *smiles, size_t len, const mg_embed_params *p,
       out->mmff = 1;
       out->converged = needMore ? 0 : 1;
     }
-    out->molblock = edup(MolToMolBlock(*m));
-    out->xyz = edup(MolToXYZBlock(*m));
+    out->molblock = mg::cString(MolToMolBlock(*m));
+    out->xyz = mg::cString(MolToXYZBlock(*m));
     if (!out->molblock || !out->xyz) {
       mg_embed_result_free(out);
-      out->error = edup("out of memory");
+      out->error = mg::cString("out of memory");
       return -1;
     }
     return 0;
   } catch (const std::bad_alloc &) {
     mg_embed_result_free(out);
-    out->error = edup("out of memory");
+    out->error = mg::cString("out of memory");
   } catch (const std::exception &e) {
     mg_embed_result_free(out);
     std::string w = e.what();
-    out->error = edup("embedding: " + (w.empty() ? "unknown error" : w));
+    out->error = mg::cString("embedding: " + (w.empty() ? "unknown error" : w));
   } catch (...) {
     mg_embed_result_free(out);
-    out->error = edup("embedding: unknown error");
+    out->error = mg::cString("embedding: unknown error");
   }
   return -1;
 }

@@ -37,14 +37,6 @@ using namespace RDKit;
 
 namespace {
 
-char *fpdup(const std::string &s) {
-  char *p = static_cast<char *>(std::malloc(s.size() + 1));
-  if (!p) return nullptr;
-  std::memcpy(p, s.data(), s.size());
-  p[s.size()] = 0;
-  return p;
-}
-
 void words(const ExplicitBitVect &bv, uint64_t *out) {
   std::memset(out, 0, MG_FP_WORDS * sizeof(uint64_t));
   std::vector<int> on;
@@ -173,7 +165,7 @@ int compute(const ROMol &m, uint64_t *morgan, uint64_t *pattern, char **pickle,
       MolPickler::getDefaultPickleProperties() | PicklerOps::NoConformers);
   *pickle = static_cast<char *>(std::malloc(pk.size() ? pk.size() : 1));
   if (!*pickle) {
-    *err = fpdup("out of memory");
+    *err = mg::cString("out of memory");
     return -1;
   }
   std::memcpy(*pickle, pk.data(), pk.size());
@@ -255,7 +247,7 @@ mg_fingerprints *mg_fingerprints_of(ROMol &m, const std::string &smiles,
     if (!own) {
       parsed.reset(SmilesToMol(smiles));
       if (!parsed) {
-        f->error = fpdup("not a valid SMILES");
+        f->error = mg::cString("not a valid SMILES");
         return f;
       }
       src = parsed.get();
@@ -264,9 +256,9 @@ mg_fingerprints *mg_fingerprints_of(ROMol &m, const std::string &smiles,
     compute(*src, f->morgan, f->pattern, &f->pickle, &f->pickle_len,
             &f->error);
   } catch (const std::exception &e) {
-    f->error = fpdup(std::string("fingerprint: ") + e.what());
+    f->error = mg::cString(std::string("fingerprint: ") + e.what());
   } catch (...) {
-    f->error = fpdup("fingerprint: unknown error");
+    f->error = mg::cString("fingerprint: unknown error");
   }
   if (f->error) {
     std::free(f->pickle);
@@ -286,19 +278,19 @@ int mg_fp(const char *smiles, size_t len, uint64_t *morgan, uint64_t *pattern,
   try {
     std::string s(smiles ? smiles : "", len);
     if (s.find('\0') != std::string::npos) {
-      *err = fpdup("SMILES contains a NUL byte");
+      *err = mg::cString("SMILES contains a NUL byte");
       return -1;
     }
     std::unique_ptr<ROMol> m(SmilesToMol(s));
     if (!m) {
-      *err = fpdup("not a valid SMILES");
+      *err = mg::cString("not a valid SMILES");
       return -1;
     }
     return compute(*m, morgan, pattern, pickle, pickle_len, err);
   } catch (const std::exception &e) {
-    *err = fpdup(std::string("fingerprint: ") + e.what());
+    *err = mg::cString(std::string("fingerprint: ") + e.what());
   } catch (...) {
-    *err = fpdup("fingerprint: unknown error");
+    *err = mg::cString("fingerprint: unknown error");
   }
   return -1;
 }
@@ -323,9 +315,9 @@ int mg_query(const char *text, size_t len, int kind, int flags,
     }
     return 0;
   } catch (const std::exception &e) {
-    *err = fpdup(e.what());
+    *err = mg::cString(e.what());
   } catch (...) {
-    *err = fpdup("cannot parse query");
+    *err = mg::cString("cannot parse query");
   }
   return -1;
 }
@@ -344,7 +336,7 @@ mg_matcher *mg_matcher_new(const char *text, size_t len, int kind, int flags,
     std::unique_ptr<mg_matcher> m(new mg_matcher());
     m->q = parseQuery(std::string(text ? text : "", len), kind, flags);
     if (super && kind == MG_Q_SMARTS) {
-      *err = fpdup("a superstructure query must be a molecule, not SMARTS");
+      *err = mg::cString("a superstructure query must be a molecule, not SMARTS");
       return nullptr;
     }
     m->ps = yesNoParams(flags);
@@ -352,9 +344,9 @@ mg_matcher *mg_matcher_new(const char *text, size_t len, int kind, int flags,
     m->fast.reset(new mg::Matcher(*m->q, m->ps));
     return m.release();
   } catch (const std::exception &e) {
-    *err = fpdup(e.what());
+    *err = mg::cString(e.what());
   } catch (...) {
-    *err = fpdup("match: unknown error");
+    *err = mg::cString("match: unknown error");
   }
   return nullptr;
 }
@@ -372,9 +364,9 @@ int mg_match(mg_matcher *mt, const char *pickles, const size_t *offsets, int n,
     }
     return 0;
   } catch (const std::exception &e) {
-    *err = fpdup(e.what());
+    *err = mg::cString(e.what());
   } catch (...) {
-    *err = fpdup("match: unknown error");
+    *err = mg::cString("match: unknown error");
   }
   return -1;
 }
@@ -408,9 +400,9 @@ int mg_match_engines(const char *text, size_t len, int kind, int flags,
     }
     return 0;
   } catch (const std::exception &e) {
-    *err = fpdup(e.what());
+    *err = mg::cString(e.what());
   } catch (...) {
-    *err = fpdup("match: unknown error");
+    *err = mg::cString("match: unknown error");
   }
   return -1;
 }
@@ -502,9 +494,9 @@ int mg_molset_match(mg_molset *s, mg_matcher *mt, const int32_t *slots, int n,
     }
     return 0;
   } catch (const std::exception &e) {
-    *err = fpdup(e.what());
+    *err = mg::cString(e.what());
   } catch (...) {
-    *err = fpdup("match: unknown error");
+    *err = mg::cString("match: unknown error");
   }
   return -1;
 }

@@ -30,14 +30,6 @@ using namespace RDKit;
 
 namespace {
 
-char *dupstr(const std::string &s) {
-  char *p = static_cast<char *>(std::malloc(s.size() + 1));
-  if (!p) return nullptr;
-  std::memcpy(p, s.data(), s.size());
-  p[s.size()] = 0;
-  return p;
-}
-
 // Atom classes: one SMARTS each; every atom matching (the first atom of a
 // match) gets the class.
 struct AtomClass {
@@ -176,15 +168,15 @@ extern "C" char *mg_interaction_features(const char *block, size_t len,
   std::string out, msg;
   try {
     if (features(std::string(block ? block : "", len), out, msg) != 0) {
-      *err = dupstr(msg);
+      *err = mg::cString(msg);
       return nullptr;
     }
   } catch (const std::exception &e) {
-    *err = dupstr(e.what());
+    *err = mg::cString(e.what());
     return nullptr;
   } catch (...) {
-    *err = dupstr("unknown C++ exception");
+    *err = mg::cString("unknown C++ exception");
     return nullptr;
   }
-  return dupstr(out);
+  return mg::cString(out);
 }

@@ -6,12 +6,24 @@
 #include <GraphMol/ROMol.h>
 
 #include <bitset>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace mg {
+
+// cString copies s into a NUL-terminated malloc'd string (nullptr when
+// out of memory) for a C caller, which frees it with mg_free.
+inline char *cString(const std::string &s) {
+  char *p = static_cast<char *>(std::malloc(s.size() + 1));
+  if (!p) return nullptr;
+  std::memcpy(p, s.data(), s.size());
+  p[s.size()] = 0;
+  return p;
+}
 
 // InvalidMolecule is thrown for input a chemist must fix; its message is
 // shown to the user as is.

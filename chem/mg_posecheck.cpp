@@ -63,14 +63,6 @@ using namespace RDKit;
 
 namespace {
 
-char *pcdup(const std::string &s) {
-  char *p = static_cast<char *>(std::malloc(s.size() + 1));
-  if (!p) return nullptr;
-  std::memcpy(p, s.data(), s.size());
-  p[s.size()] = 0;
-  return p;
-}
-
 double threadMicros() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -426,15 +418,15 @@ int mg_posecheck(const char *smiles, size_t smiles_len, const char *sdf,
                    std::string(sdf ? sdf : "", sdf ? sdf_len : 0), receptor,
                    n_receptor, *p, o, e);
     if (rc == MG_POSECHECK_OK) {
-      *out = pcdup(o);
+      *out = mg::cString(o);
     } else {
-      *err = pcdup(e);
+      *err = mg::cString(e);
     }
     return rc;
   } catch (const std::exception &e) {
-    *err = pcdup(std::string("pose check: ") + e.what());
+    *err = mg::cString(std::string("pose check: ") + e.what());
   } catch (...) {
-    *err = pcdup("pose check: unknown error");
+    *err = mg::cString("pose check: unknown error");
   }
   return MG_POSECHECK_ERROR;
 }

@@ -40,14 +40,6 @@ using namespace RDKit;
 
 namespace {
 
-char *pdup(const std::string &s) {
-  char *p = static_cast<char *>(std::malloc(s.size() + 1));
-  if (!p) return nullptr;
-  std::memcpy(p, s.data(), s.size());
-  p[s.size()] = 0;
-  return p;
-}
-
 enum Kind { Acid, Base };
 
 enum Family { Other, Amine, Amidine };
@@ -356,15 +348,15 @@ extern "C" char *mg_protonate(const char *smiles, size_t len, double ph,
     std::string out, e;
     int q = 0;
     if (run(std::string(smiles, len), ph, out, q, e) != 0) {
-      *err = pdup(e);
+      *err = mg::cString(e);
       return nullptr;
     }
     *charge = q;
-    return pdup(out);
+    return mg::cString(out);
   } catch (const std::exception &ex) {
-    *err = pdup(ex.what());
+    *err = mg::cString(ex.what());
   } catch (...) {
-    *err = pdup("unknown RDKit error");
+    *err = mg::cString("unknown RDKit error");
   }
   return nullptr;
 }

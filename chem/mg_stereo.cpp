@@ -24,14 +24,6 @@ using namespace RDKit;
 
 namespace {
 
-char *stdup(const std::string &s) {
-  char *p = static_cast<char *>(std::malloc(s.size() + 1));
-  if (!p) return nullptr;
-  std::memcpy(p, s.data(), s.size());
-  p[s.size()] = 0;
-  return p;
-}
-
 int enumerate(const std::string &smiles, int max, std::string &out,
               int &total, std::string &err) {
   std::unique_ptr<RWMol> mol(SmilesToMol(smiles));
@@ -100,15 +92,15 @@ extern "C" char *mg_stereoisomers(const char *smiles, size_t len, int max,
     std::string out, e;
     int t = 0;
     if (enumerate(std::string(smiles, len), max, out, t, e) != 0) {
-      *err = stdup(e);
+      *err = mg::cString(e);
       return nullptr;
     }
     *total = t;
-    return stdup(out);
+    return mg::cString(out);
   } catch (const std::exception &ex) {
-    *err = stdup(ex.what());
+    *err = mg::cString(ex.what());
   } catch (...) {
-    *err = stdup("unknown RDKit error");
+    *err = mg::cString("unknown RDKit error");
   }
   return nullptr;
 }

@@ -27,14 +27,6 @@ using namespace RDKit;
 
 namespace {
 
-char *sdup(const std::string &s) {
-  char *p = static_cast<char *>(std::malloc(s.size() + 1));
-  if (!p) return nullptr;
-  std::memcpy(p, s.data(), s.size());
-  p[s.size()] = 0;
-  return p;
-}
-
 std::string num(double v) {
   if (std::isnan(v)) return "nan";
   char buf[40];
@@ -196,9 +188,9 @@ int mg_structure(const char *molblock, size_t len, const char *expect_smiles,
     e = "cannot analyse molecule: unknown error";
   }
   if (rc == 0) {
-    *out = sdup(o);
+    *out = mg::cString(o);
   } else {
-    *err = sdup(e.empty() ? "cannot analyse molecule" : e);
+    *err = mg::cString(e.empty() ? "cannot analyse molecule" : e);
   }
   return rc;
 }

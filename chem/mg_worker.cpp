@@ -57,14 +57,6 @@ struct mg_worker {
 
 namespace {
 
-char *dup(const std::string &s) {
-  char *p = static_cast<char *>(std::malloc(s.size() + 1));
-  if (!p) return nullptr;
-  std::memcpy(p, s.data(), s.size());
-  p[s.size()] = 0;
-  return p;
-}
-
 double cpuMicros() {
   timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -366,9 +358,9 @@ mg_worker *mg_worker_new(char **err) {
   try {
     return new mg_worker();
   } catch (const std::exception &e) {
-    if (err) *err = dup(e.what());
+    if (err) *err = mg::cString(e.what());
   } catch (...) {
-    if (err) *err = dup("unknown C++ exception");
+    if (err) *err = mg::cString("unknown C++ exception");
   }
   return nullptr;
 }
@@ -433,7 +425,7 @@ int mg_check_screens(mg_worker *w, const char *smiles, size_t len,
       }
     }
     if (diff.empty()) return 0;
-    *report = dup(diff);
+    *report = mg::cString(diff);
     return 1;
   } catch (...) {
     return -1;
@@ -604,13 +596,13 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
     out->us_normalize = t2 - t1;
 
     // --- identity
-    out->smiles = dup(MolToSmiles(*fin));
+    out->smiles = mg::cString(MolToSmiles(*fin));
     double t3 = cpuMicros();
     out->us_smiles = t3 - t2;
     mg::InchiResult ir = mg::molToInchi(*fin);
     if (!ir.inchi.empty()) {
-      out->inchi = dup(ir.inchi);
-      out->inchikey = dup(ir.key);
+      out->inchi = mg::cString(ir.inchi);
+      out->inchikey = mg::cString(ir.key);
       if (!ir.message.empty()) {
         issues.push_back({"warning", "inchi", "InChI: " + ir.message});
       }
@@ -621,7 +613,7 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
     out->us_inchi = t4 - t3;
 
     // --- properties
-    out->formula = dup(Descriptors::calcMolFormula(*fin));
+    out->formula = mg::cString(Descriptors::calcMolFormula(*fin));
     mg::QEDInputs qin;
     qin.logp = w->crippen.logP(*fin);
     qin.mw = Descriptors::calcAMW(*fin);
@@ -708,7 +700,7 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
     if (flags & MG_COORDS2D) {
       RWMol d(*fin);
       RDDepict::compute2DCoords(d);
-      out->molblock = dup(MolToMolBlock(d));
+      out->molblock = mg::cString(MolToMolBlock(d));
     }
     double t7 = cpuMicros();
     out->us_coords = t7 - t6;
@@ -722,29 +714,29 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
     }
   } catch (const mg::InvalidMolecule &e) {
     mg_result_free(out);
-    out->error = dup(e.what());
+    out->error = mg::cString(e.what());
   } catch (const MolSanitizeException &e) {
     mg_result_free(out);
-    out->error = dup(mg::sanitizeMessage(e, nullptr));
+    out->error = mg::cString(mg::sanitizeMessage(e, nullptr));
   } catch (const std::exception &e) {
     mg_result_free(out);
     std::string w = e.what();
-    out->error = dup("cannot process molecule: " + (w.empty() ? "unknown error" : w));
+    out->error = mg::cString("cannot process molecule: " + (w.empty() ? "unknown error" : w));
   } catch (...) {
     mg_result_free(out);
-    out->error = dup("cannot process molecule: unknown error");
+    out->error = mg::cString("cannot process molecule: unknown error");
   }
   std::string s;
   for (const auto &i : issues) {
     s += i.level + "\t" + i.code + "\t" + i.message + "\n";
   }
-  out->issues = dup(s);
+  out->issues = mg::cString(s);
   s.clear();
   for (const auto &st : steps) s += st + "\n";
-  out->steps = dup(s);
+  out->steps = mg::cString(s);
   s.clear();
   for (const auto &r : removed) s += r + "\n";
-  out->removed = dup(s);
+  out->removed = mg::cString(s);
   return 0;
 }
 
