@@ -157,7 +157,9 @@ func TestRescore(t *testing.T) {
 	if job["status"] != "succeeded" {
 		t.Fatalf("job %v", job)
 	}
-	lig := f.do(t, http.MethodGet, "/v1/molecules/"+mol+"/structure?format=pdbqt", "read", nil).Body.Bytes()
+	// The job docks the ligand in its form at the default ligand_ph 7.4
+	// (salicylate); ?ph=7.4 gives raw vina that same file.
+	lig := f.do(t, http.MethodGet, "/v1/molecules/"+mol+"/structure?format=pdbqt&ph=7.4", "read", nil).Body.Bytes()
 	modes := rawModes(t, recPDBQT, lig)
 	if job["best_affinity_kcal"].(float64) != modes[0].Affinity {
 		t.Errorf("vinardo job best %v, raw vina --scoring vinardo %v", job["best_affinity_kcal"], modes[0].Affinity)
