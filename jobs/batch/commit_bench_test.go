@@ -5,12 +5,12 @@ import (
 	"context"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/internal/sharedtest"
 	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/work"
 )
@@ -66,7 +66,7 @@ func BenchmarkCommitPrepared(b *testing.B) {
 			return st.PutGraphs(ctx, gs, nil)
 		}
 		b.StartTimer()
-		t0, c0 := time.Now(), cpuTime()
+		t0, c0 := time.Now(), sharedtest.CPUTime()
 		co, err := work.DecodeChemOutcome(body)
 		if err != nil {
 			b.Fatal(err)
@@ -80,7 +80,7 @@ func BenchmarkCommitPrepared(b *testing.B) {
 			}
 		}
 		total += time.Since(t0)
-		cpu += cpuTime() - c0
+		cpu += sharedtest.CPUTime() - c0
 		n += int(counts.Processed)
 		b.StopTimer()
 		st.Close()
@@ -92,11 +92,4 @@ func BenchmarkCommitPrepared(b *testing.B) {
 	// about 2 / this, whatever the load was during the run.
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "CPU-ms/record")
 	b.ReportMetric(0, "ns/op")
-}
-
-// cpuTime is the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -6,12 +6,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cayleygraph/quad"
 	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/internal/sharedtest"
 )
 
 // BenchmarkBenchStore runs the queries of bench/sparql/*.rq in process
@@ -61,7 +61,7 @@ func BenchmarkBenchStore(b *testing.B) {
 			runs := 0
 			for b.Loop() {
 				runs++
-				cpu0 := cpuTime()
+				cpu0 := sharedtest.CPUTime()
 				res, err := Exec(ctx, st, q, Options{})
 				if err != nil {
 					b.Fatal(err)
@@ -75,18 +75,10 @@ func BenchmarkBenchStore(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				cpu += cpuTime() - cpu0
+				cpu += sharedtest.CPUTime() - cpu0
 				b.ReportMetric(float64(n), "rows")
 			}
 			b.ReportMetric(float64(cpu)/1e6/float64(runs), "cpu-ms/op")
 		})
 	}
-}
-
-// cpuTime is the process's CPU time (user and system): the figure that
-// holds on a busy machine, where wall times do not.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
