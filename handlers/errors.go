@@ -47,6 +47,11 @@ var (
 	ErrUnprocessable = errors.New("unprocessable")
 	// ErrNotReady: the service is starting, stopping or its store is down (503).
 	ErrNotReady = errors.New("not ready")
+	// ErrSearchDisabled: the server runs without structure search
+	// (molgraph serve --structure-search=false): the search routes, GraphQL
+	// search arguments and SPARQL search procedures answer 501
+	// search_disabled.
+	ErrSearchDisabled = errors.New("structure search is disabled on this server (--structure-search=false)")
 	// ErrQueryTooLarge: a query text is longer than its configured limit
 	// (413), checked before it is parsed.
 	ErrQueryTooLarge = errors.New("query too large")
@@ -155,6 +160,7 @@ func errorTable() []errorRow {
 		{is(search.ErrTooManySearchJobs), http.StatusTooManyRequests, "too_many_jobs"},
 		{is(search.ErrNoSearchJob), http.StatusNotFound, "not_found"},
 		{is(search.ErrBadOptions), http.StatusBadRequest, "invalid_request"},
+		{is(ErrSearchDisabled), http.StatusNotImplemented, "search_disabled"},
 		// GraphQL: a query refused by a limit (handlers/graphql.go)
 		{is(graphql.ErrTooComplex), http.StatusBadRequest, "query_too_complex"},
 		// admission control (handlers/admission.go)

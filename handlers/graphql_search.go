@@ -16,6 +16,9 @@ import (
 func (s *Server) graphqlSearch(ctx context.Context, q graphql.SearchQuery) ([]graphql.SearchHit, error) {
 	idx := s.cfg.Search
 	if idx == nil {
+		if s.cfg.SearchDisabled {
+			return nil, fmt.Errorf("%w: %w", graphql.ErrSearchUnavailable, ErrSearchDisabled)
+		}
 		return nil, graphql.ErrSearchUnavailable
 	}
 	timeout := s.cfg.SearchTimeout

@@ -92,7 +92,7 @@ func (s *Server) searchResource() resource {
 			"application/x-ndjson": {"type": "string"}, "chemical/x-mdl-sdfile": {"type": "string"}}}
 	accepted := Response{Status: http.StatusAccepted, Description: "The search outlasts the synchronous budget and goes on as a search job.",
 		Content: jsonContent(ref("SearchJob")), Headers: map[string]string{"Location": "URL of the job.", "Retry-After": "Seconds to wait before polling."}}
-	responses := []Response{hitsResponse, accepted}
+	responses := []Response{hitsResponse, accepted, searchDisabledResponse}
 	desc := "Similarity uses RDKit Morgan radius-2 2048-bit fingerprints and Tanimoto (scores as RDKit's BulkTanimotoSimilarity), " +
 		"hits sorted by score then id. Substructure screens with RDKit's pattern fingerprint and matches with RDKit's SubstructMatch; " +
 		"superstructure finds the molecules contained in the query; both sorted by id. Exact matches the InChIKey (of an InChI), " +
@@ -120,10 +120,10 @@ func (s *Server) searchResource() resource {
 	routes = append(routes,
 		Route{Method: http.MethodGet, Pattern: "/v1/molecules/search/jobs/{job_id}", Scope: auth.ScopeRead, Class: admission.Chem, Handle: s.searchJob,
 			Doc: Doc{Summary: "A structure search job: 202 while it runs, its hits (as the search route gives them) once done", Description: jobDesc,
-				Tag: "molecules", PathParams: jobParam, Params: append([]Param{format}, pageParams()...), Responses: []Response{hitsResponse, accepted}}},
+				Tag: "molecules", PathParams: jobParam, Params: append([]Param{format}, pageParams()...), Responses: []Response{hitsResponse, accepted, searchDisabledResponse}}},
 		Route{Method: http.MethodDelete, Pattern: "/v1/molecules/search/jobs/{job_id}", Scope: auth.ScopeWrite, Handle: s.deleteSearchJob,
 			Doc: Doc{Summary: "Stop and forget a structure search job (write scope, the key that started it)", Description: jobDesc, Tag: "molecules", PathParams: jobParam,
-				Responses: []Response{{Status: http.StatusNoContent, Description: "Stopped and forgotten."}}}})
+				Responses: []Response{{Status: http.StatusNoContent, Description: "Stopped and forgotten."}, searchDisabledResponse}}})
 	str := Schema{"type": "string"}
 	schemas := map[string]Schema{
 		"SearchRequest": {"type": "object", "required": []string{"type", "query"}, "additionalProperties": false,
@@ -293,7 +293,7 @@ func keyID(r *http.Request) string {
 // and answered 202 with the job (searchJobView).
 func (s *Server) searchMolecules(w http.ResponseWriter, r *http.Request) error {
 	if s.cfg.Search == nil {
-		return fmt.Errorf("%w: structure search is not configured", ErrNotReady)
+		return s.searchUnavailable()
 	}
 	b, err := s.searchRequest(w, r)
 	if err != nil {
@@ -359,7 +359,7 @@ func (s *Server) writeSearchJob(w http.ResponseWriter, r *http.Request, j *searc
 // synchronous route gives them (paged or streamed).
 func (s *Server) searchJob(w http.ResponseWriter, r *http.Request) error {
 	if s.cfg.Search == nil {
-		return fmt.Errorf("%w: structure search is not configured", ErrNotReady)
+		return s.searchUnavailable()
 	}
 	q := r.URL.Query()
 	for name := range q {
@@ -405,7 +405,7 @@ func (s *Server) searchJob(w http.ResponseWriter, r *http.Request) error {
 // job is stopped and forgotten.
 func (s *Server) deleteSearchJob(w http.ResponseWriter, r *http.Request) error {
 	if s.cfg.Search == nil {
-		return fmt.Errorf("%w: structure search is not configured", ErrNotReady)
+		return s.searchUnavailable()
 	}
 	if err := s.cfg.SearchJobs.Delete(keyID(r), chi.URLParam(r, "job_id")); err != nil {
 		return err

@@ -77,8 +77,13 @@ type Config struct {
 	// Query bounds SPARQL and GraphQL queries (zero fields take defaults).
 	Query QueryLimits
 	// Search is the structure-search index of /v1/molecules/search (nil:
-	// the route answers 503 not_ready).
+	// the route answers 503 not_ready, or 501 search_disabled with
+	// SearchDisabled).
 	Search *search.Index
+	// SearchDisabled: the server runs without structure search
+	// (--structure-search=false); the search routes, GraphQL search
+	// arguments and SPARQL search procedures answer ErrSearchDisabled.
+	SearchDisabled bool
 	// SearchTimeout bounds one structure search (default
 	// DefaultSearchTimeout).
 	SearchTimeout time.Duration

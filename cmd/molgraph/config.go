@@ -52,6 +52,7 @@ func serveOptions() []option {
 		{"idle-timeout", "MOLGRAPH_IDLE_TIMEOUT", "2m", "keep-alive idle time"},
 		{"shutdown-timeout", "MOLGRAPH_SHUTDOWN_TIMEOUT", "30s", "grace period for in-flight requests on SIGTERM/SIGINT"},
 		{"sparql-timeout", "MOLGRAPH_SPARQL_TIMEOUT", "30s", "longest SPARQL query (evaluation and serialization); past it: 503 query_timeout"},
+		{"structure-search", "MOLGRAPH_STRUCTURE_SEARCH", "true", "structure search: fingerprints and pickles computed and stored at registration, the search index loaded at start (rebuilt from the graph for molecules registered without); false: none of it, and the search routes, GraphQL search arguments and SPARQL search procedures answer 501 search_disabled"},
 		{"search-timeout", "MOLGRAPH_SEARCH_TIMEOUT", "30s", "synchronous structure-search budget: past it /v1/molecules/search goes on as a search job (202), GraphQL and SPARQL searches answer 503 timeout"},
 		{"search-job-timeout", "MOLGRAPH_SEARCH_JOB_TIMEOUT", "10m", "longest structure search job (/v1/molecules/search/jobs/{id}); past it the job fails with 503 timeout"},
 		{"search-cache-molecules", "MOLGRAPH_SEARCH_CACHE_MOLECULES", "50000", "molecules substructure search keeps in memory as RDKit molecules (about 13 KB each for drug-like ones); the others are read from the store and unpickled per search"},
@@ -226,6 +227,7 @@ type serveConfig struct {
 	writeTimeout, idleTimeout      time.Duration
 	shutdownTimeout                time.Duration
 	sparqlTimeout                  time.Duration
+	structureSearch                bool
 	searchTimeout                  time.Duration
 	searchJobTimeout               time.Duration
 	searchCacheMolecules           int
@@ -304,6 +306,8 @@ func loadServeConfig(args []string, stderr io.Writer, getenv env) (serveConfig, 
 	c.shutdownTimeout, e = s.duration("shutdown-timeout")
 	collect(e)
 	c.sparqlTimeout, e = s.duration("sparql-timeout")
+	collect(e)
+	c.structureSearch, e = s.boolean("structure-search")
 	collect(e)
 	c.searchTimeout, e = s.duration("search-timeout")
 	collect(e)

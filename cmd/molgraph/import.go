@@ -54,6 +54,9 @@ func moleculeServices(cfg serveConfig, store *graph.Store, tmp *subproc.TempDirs
 		log.Warn("chem pool started, but malloc is not jemalloc's: the chemistry runs ~20% slower", "workers", pool.Workers())
 	}
 	reg := batch.NewRegistry(store, pool, cfg.baseIRI, nil)
+	if !cfg.structureSearch {
+		reg.DisableStructureSearch() // before the runner resumes jobs
+	}
 	var bopt batch.TaskOptions
 	if dq != nil {
 		dq.wireBatch(&bopt, pool, cfg, log)

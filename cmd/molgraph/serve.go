@@ -23,6 +23,7 @@ import (
 	"github.com/molgraph/molgraph/parsers/psi4"
 	"github.com/molgraph/molgraph/parsers/qm"
 	"github.com/molgraph/molgraph/parsers/xtb"
+	"github.com/molgraph/molgraph/queries/sparql"
 	"github.com/molgraph/molgraph/search"
 	"github.com/molgraph/molgraph/shapes"
 )
@@ -98,16 +99,26 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 	defer closeMolecules()
 	// The structure-search index: loaded (or rebuilt) from the store's side
 	// keyspace, then kept up to date by every commit (package search).
-	idx, err := search.Open(ctx, store, mols.Registry.Pool(), cfg.baseIRI, search.Options{
-		CacheMolecules: cfg.searchCacheMolecules,
-		Logf:           func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }})
-	if err != nil {
-		return err
+	// Without structure search (--structure-search=false) there is none,
+	// and the registry computes no fingerprints (moleculeServices).
+	var idx *search.Index
+	var searchJobs *search.Jobs
+	var procs sparql.Procedures
+	if cfg.structureSearch {
+		idx, err = search.Open(ctx, store, mols.Registry.Pool(), cfg.baseIRI, search.Options{
+			CacheMolecules: cfg.searchCacheMolecules,
+			Logf:           func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }})
+		if err != nil {
+			return err
+		}
+		defer idx.Close()
+		// Searches that outlive their request (202 and a search job).
+		searchJobs = search.NewJobs(idx.Search, search.JobOptions{Timeout: cfg.searchJobTimeout})
+		defer searchJobs.Close()
+		procs = idx.Procedures()
+	} else {
+		log.Info("structure search disabled (--structure-search=false): no fingerprints at registration, search answers 501")
 	}
-	defer idx.Close()
-	// Searches that outlive their request (202 and a search job).
-	searchJobs := search.NewJobs(idx.Search, search.JobOptions{Timeout: cfg.searchJobTimeout})
-	defer searchJobs.Close()
 	// Unreferenced blobs and the spools of ended batch jobs: collected now,
 	// every blob-gc-interval and after each batch job.
 	gc := graph.NewBlobCollector(store.Blobs(), func(ctx context.Context) (graph.BlobUses, error) {
@@ -156,7 +167,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		Search:           idx,
 		SearchTimeout:    cfg.searchTimeout,
 		SearchJobs:       searchJobs,
-		SPARQLProcedures: idx.Procedures(),
+		SearchDisabled:   !cfg.structureSearch,
+		SPARQLProcedures: procs,
 		Collectors:       append(dockingCollectors(dock.Task, dq, cfg), batchCollectors(mols.Batch)...),
 	})
 	if err != nil {

@@ -57,7 +57,7 @@ func (t *Task) runQueued(ctx context.Context, j *jobs.Job, counts *Counts, sp *s
 			if cur == nil {
 				return nil
 			}
-			task := work.ChemTask{First: cur.first, Records: chemInputs(cur.ins)}
+			task := work.ChemTask{First: cur.first, Records: t.reg.chemInputs(cur.ins)}
 			body, err := json.Marshal(task)
 			if err != nil {
 				return err
@@ -279,7 +279,7 @@ func (t *Task) chemResults(u *queuedUnit, co work.ChemOutcome, fail string) []re
 			}
 			res[i].err = errors.New(msg)
 		default:
-			res[i].p = PreparedOf(co.Results[i].Molecule)
+			res[i].p = t.reg.prepared(co.Results[i].Molecule)
 			t.chemCPUNS.Add(int64(res[i].p.CPU))
 		}
 	}
@@ -301,10 +301,10 @@ func (t *Task) queuedEnd(ctx context.Context, j *jobs.Job, err error) error {
 	return err
 }
 
-func chemInputs(ins []Input) []work.ChemInput {
+func (g *Registry) chemInputs(ins []Input) []work.ChemInput {
 	out := make([]work.ChemInput, len(ins))
 	for i, in := range ins {
-		out[i] = in.chem()
+		out[i] = g.chemInput(in)
 	}
 	return out
 }

@@ -76,6 +76,8 @@ type Registry struct {
 	pool  *chem.Pool
 	base  string
 	now   func() time.Time
+	// noSearch: structure search is off (DisableStructureSearch).
+	noSearch bool
 	// mu serialises "does it exist? then write it", so that two requests
 	// for the same new molecule do not both report it created.
 	mu sync.Mutex
@@ -92,6 +94,18 @@ func NewRegistry(store *graph.Store, pool *chem.Pool, base string, now func() ti
 	}
 	return &Registry{store: store, pool: pool, base: base, now: now}
 }
+
+// DisableStructureSearch makes the registry compute and store no
+// structure-search fingerprints, pickles or InChIKey entries (molgraph
+// serve --structure-search=false): registration then costs what it cost
+// before structure search. A store written so and opened later with
+// search on gets its index rebuilt from the graph (search.Open). Call it
+// before the registry is used.
+func (g *Registry) DisableStructureSearch() { g.noSearch = true }
+
+// StructureSearch reports whether the registry computes and stores the
+// structure-search entries.
+func (g *Registry) StructureSearch() bool { return !g.noSearch }
 
 // Base returns the base IRI.
 func (g *Registry) Base() string { return g.base }
@@ -121,16 +135,34 @@ type Prepared struct {
 // the same code a chemistry worker runs). Content that is not a molecule
 // is a *chem.MoleculeError wrapping chem.ErrInvalidMolecule.
 func (g *Registry) Prepare(ctx context.Context, in Input) (*Prepared, error) {
-	m, err := work.PrepareMolecule(ctx, g.pool, in.chem())
+	m, err := work.PrepareMolecule(ctx, g.pool, g.chemInput(in))
 	if err != nil {
 		return nil, err
 	}
-	return PreparedOf(m), nil
+	return g.prepared(m), nil
 }
 
-// chem is in as a chemistry input.
+// chem is in as a chemistry input, as a spool holds it.
 func (in Input) chem() work.ChemInput {
 	return work.ChemInput{Format: in.Format, Content: in.Content, Name: in.Name, Generate3D: in.Generate3D}
+}
+
+// chemInput is in as the registry has it computed.
+func (g *Registry) chemInput(in Input) work.ChemInput {
+	c := in.chem()
+	c.NoFingerprints = g.noSearch
+	return c
+}
+
+// prepared is PreparedOf(m), without search entries when search is off
+// (a worker's outcome may carry fingerprints computed for a unit made
+// before a restart with search on).
+func (g *Registry) prepared(m *work.Molecule) *Prepared {
+	p := PreparedOf(m)
+	if g.noSearch {
+		p.Search = nil
+	}
+	return p
 }
 
 // PreparedOf is the prepared molecule of a chemistry result (computed here

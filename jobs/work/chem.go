@@ -28,6 +28,11 @@ type ChemInput struct {
 	Content    string      `json:"c"`
 	Name       string      `json:"n,omitempty"`
 	Generate3D bool        `json:"g,omitempty"`
+	// NoFingerprints: structure search is off (molgraph serve
+	// --structure-search=false), so chem computes no fingerprints and no
+	// pickle for the record. Set by the registry when it makes a unit, not
+	// stored in the spool.
+	NoFingerprints bool `json:"nofp,omitempty"`
 }
 
 // ChemTask is the body of a chemistry unit: the records First,
@@ -48,7 +53,8 @@ type Molecule struct {
 	// CPU is the CPU time chem spent on the molecule.
 	CPU time.Duration `json:"cpu"`
 	// Fingerprints are the structure-search fingerprints of the same chem
-	// call; nil if RDKit could not read the canonical SMILES back.
+	// call; nil if RDKit could not read the canonical SMILES back, or
+	// without them (ChemInput.NoFingerprints).
 	Fingerprints *chem.Fingerprints `json:"fp,omitempty"`
 }
 
@@ -74,8 +80,8 @@ type ChemOutcome struct {
 // stored with validated false).
 func PrepareMolecule(ctx context.Context, pool *chem.Pool, in ChemInput) (*Molecule, error) {
 	// The structure-search fingerprints come from the same chem call (one
-	// parse, one cgo call: chem.Input.Fingerprints).
-	res, err := pool.Process(ctx, chem.Input{Format: in.Format, Content: in.Content, Generate3D: in.Generate3D, Fingerprints: true})
+	// parse, one cgo call: chem.Input.Fingerprints), unless search is off.
+	res, err := pool.Process(ctx, chem.Input{Format: in.Format, Content: in.Content, Generate3D: in.Generate3D, Fingerprints: !in.NoFingerprints})
 	if err != nil {
 		return nil, err
 	}
