@@ -71,7 +71,7 @@ test-race: deps
 	$(GO) test -race -count=1 -timeout 15m -run 'TestRunner|TestCancel' ./jobs/
 	$(GO) test -race -count=1 -timeout 15m ./jobs/queue/...
 	$(GO) test -race -count=1 -timeout 15m -run 'TestBatchJob|TestBatchCancel|TestBatchResume' ./jobs/batch/
-	$(GO) test -race -count=1 -timeout 15m -run 'TestTimeoutAndRowLimit|TestMemoryBudget' ./queries/sparql/
+	$(GO) test -race -count=1 -timeout 15m -run 'TestTimeoutAndRowLimit|TestMemoryBudget|TestParallelStar' ./queries/sparql/
 	$(GO) test -race -count=1 -timeout 15m ./queries/graphql/
 	$(GO) test -race -count=1 -timeout 15m -run 'TestHostileBatchBurst|TestHostileClientDisconnect|TestClientLeavesWhileWaiting|TestSPARQLClientAbort|TestMoleculeStructureAbandoned|TestQueuedJobCaps|TestBatchCancelRoute' ./handlers/
 

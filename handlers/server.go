@@ -94,6 +94,9 @@ type Config struct {
 	// SPARQLProcedures are the search procedures SPARQL queries may call
 	// (sparql.Options.Procedures; nil: none).
 	SPARQLProcedures sparql.Procedures
+	// SPARQLHelpers are the spare workers SPARQL queries share
+	// (sparql.Options.Helpers; nil: every query runs on one goroutine).
+	SPARQLHelpers *sparql.Helpers
 	// GraphQL holds the GraphQL document limits (graphql.go; zero fields
 	// take the graphql package's defaults).
 	GraphQL GraphQLLimits

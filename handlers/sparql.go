@@ -474,7 +474,7 @@ func (s *Server) sparqlQuery(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), lim.SPARQLTimeout)
 	defer cancel()
 	res, err := sparql.Exec(ctx, store, q, sparql.Options{Dataset: req.dataset, Timeout: lim.SPARQLTimeout, MaxRows: lim.SPARQLMaxRows,
-		MaxLiteral: lim.SPARQLMaxLiteral, MaxMemory: lim.SPARQLMaxMemory, Procedures: s.sparqlProcedures()})
+		MaxLiteral: lim.SPARQLMaxLiteral, MaxMemory: lim.SPARQLMaxMemory, Procedures: s.sparqlProcedures(), Helpers: s.cfg.SPARQLHelpers})
 	if err != nil {
 		return s.execError(err, lim)
 	}

@@ -169,6 +169,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 		SearchJobs:       searchJobs,
 		SearchDisabled:   !cfg.structureSearch,
 		SPARQLProcedures: procs,
+		SPARQLHelpers:    sparql.NewHelpers(sparqlHelpers(cfg.sparqlHelpers)),
 		Collectors:       append(dockingCollectors(dock.Task, dq, cfg), batchCollectors(mols.Batch)...),
 	})
 	if err != nil {
@@ -275,4 +276,14 @@ Create narrower keys with "molgraph keys create" or POST /v1/keys.
 		}
 	}
 	return nil
+}
+
+// sparqlHelpers is the size of the SPARQL queries' pool of spare workers
+// for --sparql-helpers n (-1: one less than the CPUs, not GOMAXPROCS,
+// which --procs-per-cpu sets above the CPUs).
+func sparqlHelpers(n int) int {
+	if n < 0 {
+		return runtime.NumCPU() - 1
+	}
+	return n
 }

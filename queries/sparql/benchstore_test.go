@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +20,9 @@ import (
 // (e.g. a copy of the bench-sparql store of 100,000 drug-like molecules;
 // skipped without it), its columns and value column built first, as the
 // server has them. BENCH_QUERIES (a regexp over the file names) picks
-// queries. For profiles of the engine without HTTP
-// (-cpuprofile); make bench-sparql is the benchmark.
+// queries; BENCH_PARALLEL=1 also runs each query with NumCPU-1 helpers
+// (name/par) right after it without. For profiles of the engine without
+// HTTP (-cpuprofile); make bench-sparql is the benchmark.
 func BenchmarkBenchStore(b *testing.B) {
 	dir := os.Getenv("MOLGRAPH_BENCH_SPARQL_DIR")
 	if dir == "" {
@@ -56,29 +58,43 @@ func BenchmarkBenchStore(b *testing.B) {
 		if err != nil {
 			b.Fatal(name, err)
 		}
-		b.Run(name, func(b *testing.B) {
-			var cpu time.Duration
-			runs := 0
-			for b.Loop() {
-				runs++
-				cpu0 := sharedtest.CPUTime()
-				res, err := Exec(ctx, st, q, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				n := 0
-				if q.form == Select {
-					err = res.Solutions(func(Solution) error { n++; return nil })
-				} else {
-					err = res.Triples(func(quad.Quad) error { n++; return nil })
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				cpu += sharedtest.CPUTime() - cpu0
-				b.ReportMetric(float64(n), "rows")
+		modes := []string{""}
+		if os.Getenv("BENCH_PARALLEL") != "" {
+			modes = append(modes, "/par")
+		}
+		for _, mode := range modes {
+			opts := Options{}
+			if mode != "" {
+				opts.Helpers = NewHelpers(runtime.NumCPU() - 1)
 			}
-			b.ReportMetric(float64(cpu)/1e6/float64(runs), "cpu-ms/op")
-		})
+			b.Run(name+mode, func(b *testing.B) {
+				var cpu time.Duration
+				runs := 0
+				for b.Loop() {
+					runs++
+					cpu0 := sharedtest.CPUTime()
+					res, err := Exec(ctx, st, q, opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n := 0
+					if q.form == Select {
+						err = res.Solutions(func(Solution) error { n++; return nil })
+					} else {
+						err = res.Triples(func(quad.Quad) error { n++; return nil })
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					cpu += sharedtest.CPUTime() - cpu0
+					b.ReportMetric(float64(n), "rows")
+					if mode != "" {
+						b.ReportMetric(float64(res.ex.parJobs), "par-batches")
+						b.ReportMetric(float64(res.ex.parHelped), "helped")
+					}
+				}
+				b.ReportMetric(float64(cpu)/1e6/float64(runs), "cpu-ms/op")
+			})
+		}
 	}
 }

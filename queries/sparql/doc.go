@@ -90,6 +90,18 @@
 //     so each runs after the first step that binds its variables, and
 //     the planner prefers, at equal cost, the step that completes a
 //     filter.
+//   - Stars on two cores (star_par.go). After a star's first 8 batches
+//     (8,192 first-step triples), it borrows spare workers from
+//     Options.Helpers (a pool shared by all queries, taken without
+//     waiting: none free, it stays sequential); from then on each raw
+//     batch of the scan is run through the star's steps and folded
+//     filters by an idle helper (its own column cursors) or, when none is
+//     idle, by the query's goroutine, which binds the batches' outputs
+//     strictly in scan order: everything after the star (expressions,
+//     GROUP BY, aggregates, DISTINCT, ORDER BY, the row cap) sees the
+//     sequential input in the sequential order. A batch that needs the
+//     query's state (a filter on a term without a folded number) or
+//     outgrows 8,192 solutions is run again sequentially at its turn.
 //   - ORDER BY parses its keys once per solution and, with a LIMIT, keeps
 //     only OFFSET+LIMIT rows in a heap (order.go); MINUS is a hashed
 //     anti-join (minus.go), by ids (a set of the right side's ids,
@@ -103,7 +115,8 @@
 // parse lexical forms, an arithmetic result is built as a literal,
 // DISTINCT and COUNT(DISTINCT) of other variables hash term strings,
 // every operator after a BGP's leading star is a call per solution, and
-// one goroutine runs a query.
+// only a star's steps use a second core (not GROUP BY, DISTINCT, ORDER BY,
+// joins after the star or scans that are not stars).
 //
 // Joins are index nested loops: the right side is evaluated with the left
 // solution's bindings substituted, which is the SPARQL semantics whenever

@@ -67,6 +67,13 @@ type Options struct {
 	// Procedures are the search procedures the query may call (see
 	// Procedure); nil: none, and their predicates are ordinary IRIs.
 	Procedures Procedures
+	// Helpers are the spare workers a large star may borrow to run on
+	// more than one core (star_par.go); nil: the query runs on one
+	// goroutine.
+	Helpers *Helpers
+	// parAfter is the number of batches a star runs before it asks for
+	// helpers (0: defaultParAfter; tests set it low).
+	parAfter int
 	// noFold turns the folded values off (folded.go): every variable is
 	// bound to its decoded term. Tests compare both paths.
 	noFold bool
@@ -170,6 +177,14 @@ type exec struct {
 	// anti is the set of a MINUS by ids being evaluated (minusIDs; nil:
 	// none).
 	anti *antiIDs
+	// helpers lend workers to large stars after parAfter batches
+	// (star_par.go).
+	helpers  *Helpers
+	parAfter int
+	// parJobs counts the batches of stars' parallel parts, parHelped
+	// those a helper ran, parFallbacks those run again sequentially
+	// (tests).
+	parJobs, parHelped, parFallbacks int
 	// decodes counts the ids decoded by the evaluator, folds the numbers
 	// read from the value column (tests).
 	decodes, folds int
@@ -242,6 +257,10 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 		ex.now = time.Now()
 	}
 	ex.noHashedRight = opts.noHashedRight
+	ex.helpers, ex.parAfter = opts.Helpers, opts.parAfter
+	if ex.parAfter <= 0 {
+		ex.parAfter = defaultParAfter
+	}
 	ex.noCursor = opts.noCursor
 	if !opts.noShared {
 		ex.shareable = sharedIDVars(q, opts.Procedures)

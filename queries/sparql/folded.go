@@ -70,11 +70,19 @@ var pow10 = func() (p [19]int64) {
 // idNum returns the number the term of id folds to; ok is false when the
 // column has no number for it (not a number, not covered, ...).
 func (ex *exec) idNum(id uint64) (num, bool) {
-	tv := ex.vals.Get(id)
-	ex.folds++
+	n, ok := foldedNum(ex.vals, id)
+	if ok {
+		ex.folds++
+	}
+	return n, ok
+}
+
+// foldedNum is idNum without the count: it only reads the (immutable)
+// value column, so the star's helper goroutines call it (star_par.go).
+func foldedNum(vals *graph.TermValues, id uint64) (num, bool) {
+	tv := vals.Get(id)
 	switch tv.Kind {
 	case graph.ValueNone:
-		ex.folds--
 		return num{}, false
 	case graph.ValueInteger:
 		return num{k: kInt, i: tv.Int()}, true

@@ -161,6 +161,12 @@ func TestFoldedNumbersAreToNum(t *testing.T) {
 // tricky values mixed into the descriptors.
 func foldStore(t *testing.T) *graph.Store {
 	t.Helper()
+	return foldStoreN(t, 400)
+}
+
+// foldStoreN is foldStore with n molecules.
+func foldStoreN(t *testing.T, n int) *graph.Store {
+	t.Helper()
 	st, err := graph.Open(t.TempDir(), graph.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +176,7 @@ func foldStore(t *testing.T) *graph.Store {
 	rng := rand.New(rand.NewSource(11))
 	tricky := trickyValues()
 	var qs []quad.Quad
-	for i := 0; i < 400; i++ {
+	for i := 0; i < n; i++ {
 		m := fmt.Sprintf("m%d", i)
 		qs = append(qs, tr(m, "type", iri("Molecule")),
 			tr(m, "mw", xsdLit(fmt.Sprintf("%.3f", 150+rng.Float64()*500), "double")),
@@ -320,11 +326,16 @@ func runRows(src Source, query string, opts Options, folds *int) ([]string, erro
 	if folds != nil {
 		defer func() { *folds += res.ex.folds }()
 	}
+	return resultRows(res)
+}
+
+// resultRows renders the solutions of res in order (exact terms).
+func resultRows(res *Result) ([]string, error) {
 	if res.Form == Ask {
 		return []string{fmt.Sprint(res.Boolean)}, nil
 	}
 	var out []string
-	err = res.Solutions(func(s Solution) error {
+	err := res.Solutions(func(s Solution) error {
 		var parts []string
 		for i, v := range s {
 			if v == nil {

@@ -174,27 +174,29 @@ func (ex *exec) starPass(st *starStep, o uint64, g gctx, r row) (bool, error) {
 			}
 			continue
 		}
-		d, ok := cmpNum(n, c.c)
-		var pass bool
-		switch c.op {
-		case "=":
-			pass = ok && d == 0
-		case "!=":
-			pass = !(ok && d == 0)
-		case "<":
-			pass = ok && d < 0
-		case ">":
-			pass = ok && d > 0
-		case "<=":
-			pass = ok && d <= 0
-		default:
-			pass = ok && d >= 0
-		}
-		if !pass {
+		if !c.pass(n) {
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// pass reports whether the number n passes the comparison c.
+func (c *starCmp) pass(n num) bool {
+	d, ok := cmpNum(n, c.c)
+	switch c.op {
+	case "=":
+		return ok && d == 0
+	case "!=":
+		return !(ok && d == 0)
+	case "<":
+		return ok && d < 0
+	case ">":
+		return ok && d > 0
+	case "<=":
+		return ok && d <= 0
+	}
+	return ok && d >= 0
 }
 
 // starLevel is the batch of solutions entering one step of a star: the
@@ -221,9 +223,13 @@ type starRun struct {
 	rid  []uint64
 	then func() error
 	curs []*graph.ColumnCursor
-	// oid are the ids of the steps' constant objects.
-	oid []uint64
-	lv  []starLevel // lv[j]: the batch entering step j (j >= 1)
+	cs   cursorSource
+	// vals is ex.vals, read by the helpers (star_par.go).
+	vals *graph.TermValues
+	// pid are the ids of the steps' predicates, oid those of their
+	// constant objects.
+	pid, oid []uint64
+	lv       []starLevel // lv[j]: the batch entering step j (j >= 1)
 }
 
 // evalStar evaluates the star sg of the BGP b in id batches and calls
@@ -242,9 +248,10 @@ func (ex *exec) evalStar(b *nBGP, sg *starSeg, g gctx, r row, rid []uint64, then
 		return false, nil
 	}
 	k := len(sg.steps)
-	sr := &starRun{ex: ex, sg: sg, g: g, r: r, rid: rid, then: then,
+	sr := &starRun{ex: ex, sg: sg, g: g, r: r, rid: rid, then: then, cs: cs, vals: ex.vals,
 		curs: make([]*graph.ColumnCursor, k), oid: make([]uint64, k), lv: make([]starLevel, k+1)}
 	var pred [3]uint64
+	sr.pid = make([]uint64, k)
 	for j := range sg.steps {
 		st := &sg.steps[j]
 		p, err := ex.idm.TermID(st.tp.p.v)
@@ -254,6 +261,7 @@ func (ex *exec) evalStar(b *nBGP, sg *starSeg, g gctx, r row, rid []uint64, then
 		if p == 0 {
 			return true, nil // not stored: nothing matches
 		}
+		sr.pid[j] = p
 		if st.obj < 0 {
 			if sr.oid[j], err = ex.idm.TermID(st.tp.o.v); err != nil {
 				return true, ex.sourceErr(err, nil)
@@ -276,6 +284,16 @@ func (ex *exec) evalStar(b *nBGP, sg *starSeg, g gctx, r row, rid []uint64, then
 	first := &sg.steps[0]
 	in := &sr.lv[1]
 	var cbErr error
+	// After parAfter batches run here, the rest may be shared with
+	// helper goroutines (star_par.go): the scan then passes its raw
+	// batches (before the first step's filters) to par.
+	var par *starPar
+	batches := 0
+	defer func() {
+		if par != nil {
+			par.stop()
+		}
+	}()
 	handled, err = ex.idm.MatchTriplesBoundIDs(ex.ctx, pred, [3]bool{true, false, true}, func(_ [3]quad.Value, id [3]uint64) error {
 		if err := ex.tick(); err != nil {
 			cbErr = err
@@ -285,6 +303,10 @@ func (ex *exec) evalStar(b *nBGP, sg *starSeg, g gctx, r row, rid []uint64, then
 			if _, out := anti[id[0]]; out {
 				return nil
 			}
+		}
+		if par != nil {
+			cbErr = par.add(uint32(id[0]), uint32(id[2]))
+			return cbErr
 		}
 		if first.obj >= 0 {
 			pass, err := ex.starPass(first, id[2], g, r)
@@ -298,17 +320,27 @@ func (ex *exec) evalStar(b *nBGP, sg *starSeg, g gctx, r row, rid []uint64, then
 		if len(in.s) >= starBatch {
 			cbErr = sr.level(1)
 			in.reset()
+			if batches++; cbErr == nil && batches >= ex.parAfter {
+				par = sr.startPar()
+			}
 		}
 		return cbErr
 	})
 	if !handled {
 		return false, nil
 	}
-	if err == nil && cbErr == nil && len(in.s) > 0 {
-		cbErr = sr.level(1)
+	if err != nil || cbErr != nil {
+		return true, ex.sourceErr(err, cbErr)
+	}
+	// The last batch's errors (sourceErr would drop them: err is nil).
+	if len(in.s) > 0 {
+		err = sr.level(1)
 		in.reset()
 	}
-	return true, ex.sourceErr(err, cbErr)
+	if err == nil && par != nil {
+		err = par.finish()
+	}
+	return true, err
 }
 
 // level runs the batch lv[j] through step j (or binds its solutions when
@@ -366,14 +398,18 @@ func (sr *starRun) level(j int) error {
 // push appends solution t of in, extended by step j's object o, to the
 // batch entering step j+1.
 func (sr *starRun) push(in *starLevel, t, j int, o uint32) {
-	out := &sr.lv[j+1]
+	pushTo(sr.sg.steps, in, &sr.lv[j+1], t, j, o)
+}
+
+// pushTo appends solution t of in, extended by step j's object o, to out.
+func pushTo(steps []starStep, in, out *starLevel, t, j int, o uint32) {
 	out.s = append(out.s, in.s[t])
 	for i := 0; i < j; i++ {
-		if sr.sg.steps[i].obj >= 0 {
+		if steps[i].obj >= 0 {
 			out.o[i] = append(out.o[i], in.o[i][t])
 		}
 	}
-	if sr.sg.steps[j].obj >= 0 {
+	if steps[j].obj >= 0 {
 		out.o[j] = append(out.o[j], o)
 	}
 }
