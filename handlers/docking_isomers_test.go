@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/molgraph/molgraph/chem"
+	"github.com/molgraph/molgraph/docking"
 )
 
 // rdkitPythonIsomers is the independent reference for stereoisomer
@@ -197,5 +199,89 @@ SELECT ?key ?smiles WHERE { ?pose mg:mode 1 ; mg:ligand <http://example.org/id/m
 			t.Errorf("%s: SPARQL %d %s", c.smiles, sq.Code, sq.Body)
 		}
 		t.Logf("%s: %d isomers, best %s (%s) %.3f kcal/mol", c.smiles, len(r.Isomers), r.Isomer.SMILES, r.Isomer.InChIKey, r.Affinity)
+	}
+}
+
+// TestStructurePDBQTIsomers: GET .../structure?format=pdbqt&ph=7.4&isomer=N
+// hands out every form a docking job at ligand_ph 7.4 docks for racemic
+// ibuprofen registered from SMILES (both enantiomers, as carboxylates):
+// X-Stereoisomers is the result's isomer count, isomer N is the result's
+// isomers[N-1] (its REMARK SMILES), and raw vina on each file (the same
+// box, seed and settings) gives that isomer's affinity, and the modes of
+// the best one are the job's. Bad isomer numbers are 400 naming isomer.
+func TestStructurePDBQTIsomers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Vina")
+	}
+	f, receptor, _ := newDockingFixture(t)
+	rec := f.do(t, http.MethodPost, "/v1/molecules", "write", strings.NewReader(`{"format":"smiles","content":"CC(C)Cc1ccc(C(C)C(=O)O)cc1"}`), "Content-Type", "application/json")
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("register: %d %s", rec.Code, rec.Body)
+	}
+	mol := decode[map[string]any](t, rec)["id"].(string)
+	rec = f.postJob(t, map[string]any{"receptor": receptor, "ligands": []string{mol}, "pocket": "box",
+		"box":            map[string]any{"center": []float64{15.190, 53.903, 16.917}, "size": []float64{14, 14, 14}},
+		"exhaustiveness": 1, "num_modes": 3, "seed": 42}) // ligand_ph: the default, 7.4
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("submit: %d %s", rec.Code, rec.Body)
+	}
+	id := decode[map[string]any](t, rec)["id"].(string)
+	deadline := time.Now().Add(10 * time.Minute)
+	for {
+		job := decode[map[string]any](t, f.do(t, http.MethodGet, "/v1/docking/jobs/"+id, "read", nil))
+		if s := job["status"]; s == "succeeded" {
+			break
+		} else if s == "failed" || s == "cancelled" || time.Now().After(deadline) {
+			t.Fatalf("job: %v", job)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	var results struct {
+		Results []struct {
+			Modes []struct {
+				Affinity float64 `json:"affinity_kcal"`
+			} `json:"modes"`
+			Isomer  *dockingIsomer  `json:"isomer"`
+			Isomers []dockingIsomer `json:"isomers"`
+		} `json:"results"`
+	}
+	body := f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/results", "read", nil)
+	if err := json.Unmarshal(body.Body.Bytes(), &results); err != nil || len(results.Results) != 1 || len(results.Results[0].Isomers) != 2 {
+		t.Fatalf("results: %v %s", err, body.Body)
+	}
+	res := results.Results[0]
+	recPDBQT := f.do(t, http.MethodGet, "/v1/receptors/"+receptor+"/structure?format=pdbqt", "read", nil).Body.Bytes()
+	var best []docking.Mode
+	for n, iso := range res.Isomers {
+		r := f.do(t, http.MethodGet, "/v1/molecules/"+mol+"/structure?format=pdbqt&ph=7.4&isomer="+strconv.Itoa(n+1), "read", nil)
+		if r.Code != http.StatusOK || r.Header().Get("X-Stereoisomers") != "2" {
+			t.Fatalf("isomer %d: %d, X-Stereoisomers %q: %s", n+1, r.Code, r.Header().Get("X-Stereoisomers"), r.Body)
+		}
+		lig := r.Body.Bytes()
+		if !strings.HasPrefix(string(lig), "REMARK SMILES "+iso.SMILES+"\n") || !strings.Contains(iso.SMILES, "[O-]") {
+			t.Errorf("isomer %d is %q, the job docked %s (a carboxylate at pH 7.4)", n+1, strings.SplitN(string(lig), "\n", 2)[0], iso.SMILES)
+		}
+		modes := rawModes(t, recPDBQT, lig, "vina")
+		if iso.Affinity == nil || *iso.Affinity != modes[0].Affinity {
+			t.Errorf("isomer %d (%s): job %v kcal/mol, raw vina %v", n+1, iso.SMILES, iso.Affinity, modes[0].Affinity)
+		}
+		if best == nil || modes[0].Affinity < best[0].Affinity {
+			best = modes
+		}
+		t.Logf("isomer %d %s: job %v, raw vina %v kcal/mol", n+1, iso.SMILES, *iso.Affinity, modes[0].Affinity)
+	}
+	if len(best) != len(res.Modes) {
+		t.Fatalf("job %d modes, raw vina's best isomer %d", len(res.Modes), len(best))
+	}
+	for k := range best {
+		if best[k].Affinity != res.Modes[k].Affinity {
+			t.Errorf("mode %d: job %v, raw vina's best isomer %v", k+1, res.Modes[k].Affinity, best[k].Affinity)
+		}
+	}
+	for _, bad := range []string{"0", "3", "9", "x", "1.0", " 1"} {
+		p := problemOf(t, f.do(t, http.MethodGet, "/v1/molecules/"+mol+"/structure?format=pdbqt&ph=7.4&isomer="+url.QueryEscape(bad), "read", nil), http.StatusBadRequest, "invalid_request")
+		if len(p.Errors) != 1 || p.Errors[0].Field != "isomer" {
+			t.Errorf("isomer=%q: %+v", bad, p)
+		}
 	}
 }

@@ -177,11 +177,20 @@ func (s *Server) moleculeRoutes() []Route {
 					{Name: "ph", In: "query", Description: "With format=pdbqt: the ligand in its major protonation state at this pH (a decimal in [0, 14]), " +
 						"as a docking job with that ligand_ph docks it (the stored conformer's isomer; embedded again when the protonation changes it). " +
 						"Without it, the registered (neutral) form. Anything else is 400 naming ph.",
-						Schema: Schema{"type": "string", "pattern": phSyntax.String()}}},
-				Responses: []Response{{Status: 200, Description: "The structure.", Content: map[string]Schema{
-					"chemical/x-mdl-sdfile": {"type": "string"}, "chemical/x-mdl-molfile": {"type": "string"},
-					"chemical/x-daylight-smiles": {"type": "string"}, "chemical/x-xyz": {"type": "string"},
-					"chemical/x-pdbqt": {"type": "string"}}}}},
+						Schema: Schema{"type": "string", "pattern": phSyntax.String()}},
+					{Name: "isomer", In: "query", Description: "With format=pdbqt: stereoisomer N (1-based) exactly as a docking job with that " +
+						"ligand_ph (ph; without it, ligand_ph null) prepares and docks it, the result's isomers[N-1]: a molecule with unspecified " +
+						"stereocentres or double bonds is docked as each of its stereoisomers (RDKit's enumeration order, at most 8), one with " +
+						"specified stereo as itself (isomer 1). The response's X-Stereoisomers header says how many the job docks. " +
+						"Not an integer from 1 to 8: 400 naming isomer; past the molecule's count: 400; an isomer that cannot be prepared: 422. " +
+						"Without it, the stored conformer's isomer.",
+						Schema: Schema{"type": "integer", "minimum": 1, "maximum": chem.MaxStereoisomers}}},
+				Responses: []Response{{Status: 200, Description: "The structure.", Headers: map[string]string{
+					stereoisomersHeader: "With format=pdbqt&isomer=N: the number of stereoisomers a docking job docks for this molecule."},
+					Content: map[string]Schema{
+						"chemical/x-mdl-sdfile": {"type": "string"}, "chemical/x-mdl-molfile": {"type": "string"},
+						"chemical/x-daylight-smiles": {"type": "string"}, "chemical/x-xyz": {"type": "string"},
+						"chemical/x-pdbqt": {"type": "string"}}}}},
 		},
 		{
 			Method: http.MethodGet, Pattern: "/v1/molecules/{id}/triples", Scope: auth.ScopeRead, Handle: s.moleculeTriples,
@@ -336,6 +345,27 @@ func (s *Server) moleculeStructure(w http.ResponseWriter, r *http.Request) error
 			}
 			ph = &p
 		}
+		if v := r.URL.Query().Get("isomer"); v != "" {
+			// ?isomer=N: stereoisomer N as a docking job at that pH
+			// prepares and docks it (the result's isomers[N-1]).
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > chem.MaxStereoisomers || strings.TrimSpace(v) != v {
+				return badRequest("isomer", "%q is not a stereoisomer number: an integer from 1 to %d", truncate(v, 40), chem.MaxStereoisomers)
+			}
+			p, err := jobsdocking.LigandIsomers(ctx, reg, rec.ID, ph)
+			if err != nil {
+				return ligandError(err)
+			}
+			if n > len(p.Isomers) {
+				return badRequest("isomer", "molecule %s is docked as %d stereoisomer(s); isomer %d does not exist", rec.ID, len(p.Isomers), n)
+			}
+			if p.Structs[n-1] == nil {
+				return fmt.Errorf("%w: molecule %s: stereoisomer %d (%s) cannot be docked: %s", ErrUnprocessable, rec.ID, n, p.Isomers[n-1].SMILES, p.Isomers[n-1].Failure)
+			}
+			w.Header().Set(stereoisomersHeader, strconv.Itoa(len(p.Isomers)))
+			out = string(p.PDBQT[n-1])
+			break
+		}
 		_, data, err := jobsdocking.LigandPDBQT(ctx, reg, rec.ID, ph)
 		if err != nil {
 			return ligandError(err)
@@ -383,6 +413,11 @@ func (s *Server) moleculeStructure(w http.ResponseWriter, r *http.Request) error
 	_, err = w.Write([]byte(out))
 	return err
 }
+
+// stereoisomersHeader, on GET .../structure?format=pdbqt&isomer=N, is how
+// many stereoisomers a docking job docks for the molecule (the length of
+// its result's isomers), so a client fetches isomer=1 and knows the rest.
+const stereoisomersHeader = "X-Stereoisomers"
 
 // structureSlotWait is how long GET .../structure?format=pdbqt waits for
 // a free 3D embedding slot (beyond the embedding's own time limit) before

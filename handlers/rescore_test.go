@@ -160,7 +160,7 @@ func TestRescore(t *testing.T) {
 	// The job docks the ligand in its form at the default ligand_ph 7.4
 	// (salicylate); ?ph=7.4 gives raw vina that same file.
 	lig := f.do(t, http.MethodGet, "/v1/molecules/"+mol+"/structure?format=pdbqt&ph=7.4", "read", nil).Body.Bytes()
-	modes := rawModes(t, recPDBQT, lig)
+	modes := rawModes(t, recPDBQT, lig, "vinardo")
 	if job["best_affinity_kcal"].(float64) != modes[0].Affinity {
 		t.Errorf("vinardo job best %v, raw vina --scoring vinardo %v", job["best_affinity_kcal"], modes[0].Affinity)
 	}
@@ -201,9 +201,9 @@ func TestRescore(t *testing.T) {
 	}
 }
 
-// rawModes docks ligand with raw vina (vinardo, the job's box and
-// settings) and returns the modes of its --out file.
-func rawModes(t *testing.T, receptor, ligand []byte) []docking.Mode {
+// rawModes docks ligand with raw vina (scoring function scoring, the
+// job's box and settings) and returns the modes of its --out file.
+func rawModes(t *testing.T, receptor, ligand []byte, scoring string) []docking.Mode {
 	t.Helper()
 	dir := t.TempDir()
 	for name, data := range map[string][]byte{"r.pdbqt": receptor, "l.pdbqt": ligand} {
@@ -213,10 +213,10 @@ func rawModes(t *testing.T, receptor, ligand []byte) []docking.Mode {
 	}
 	cmd := exec.Command("vina", "--receptor", "r.pdbqt", "--ligand", "l.pdbqt",
 		"--center_x", "15.190", "--center_y", "53.903", "--center_z", "16.917", "--size_x", "14.000", "--size_y", "14.000", "--size_z", "14.000",
-		"--exhaustiveness", "1", "--num_modes", "3", "--energy_range", "3", "--seed", "42", "--cpu", "1", "--scoring", "vinardo", "--out", "o.pdbqt")
+		"--exhaustiveness", "1", "--num_modes", "3", "--energy_range", "3", "--seed", "42", "--cpu", "1", "--scoring", scoring, "--out", "o.pdbqt")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "Computing Vinardo grid") {
+	if err != nil || (scoring == "vinardo") != strings.Contains(string(out), "Computing Vinardo grid") {
 		t.Fatalf("vina: %v\n%s", err, out)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "o.pdbqt"))

@@ -3,17 +3,24 @@
 # LIGANDS (default docking-corpus/ligands/throughput6.smi: 6 kinase
 # inhibitors and ibuprofen) against the 1iep receptor and its documented box
 # (docking-corpus README, section 6), through a fresh molgraph server, timed
-# from POST to "succeeded"; then the same ligands through raw vina: the
-# receptor and ligand PDBQT files fetched from the server (so both runs dock
-# the same bytes), the same box, exhaustiveness and seed, and the server's
-# parallelism (NPROC vina processes at a time, --cpu 1 each, in the job's
-# ligand order). Printed side by side: wall time, service overhead (% of the
-# service's wall time), CPU seconds and cores busy (CPU s / wall s) of each,
-# and every mode's affinity per ligand. Exits non-zero if any affinity
-# differs. Wall times are noisy on a shared machine: the load average is
-# printed before and after each run.
+# from POST to "succeeded"; then the same dockings through raw vina: every
+# form the job docks (a ligand with unspecified stereo is docked as each of
+# its stereoisomers, each protonated at the job's ligand_ph) as the PDBQT
+# file the server feeds vina (GET /v1/molecules/{id}/structure?format=pdbqt
+# &ph=PH&isomer=N, N = 1..X-Stereoisomers; so both runs dock the same bytes),
+# the receptor PDBQT fetched from the server, the same box, exhaustiveness
+# and seed, and the server's parallelism (NPROC vina processes at a time,
+# --cpu 1 each, in the job's ligand order, one process per form). Printed
+# side by side: wall time, service overhead (% of the service's wall time),
+# CPU seconds (the server with its vina children and its live 3D embedding
+# helpers) and cores busy (CPU s / wall s) of each, and every mode's
+# affinity per ligand (raw vina: the modes of the form with the best first
+# mode, the first of equals, as the service reports) and each form's best
+# affinity. Exits non-zero if any affinity differs. Wall times are noisy on
+# a shared machine: the load average is printed before and after each run.
 #
-# Environment: EXH (exhaustiveness, default 8), SEED (default 42), LIGANDS
+# Environment: EXH (exhaustiveness, default 8), SEED (default 42), PH (the
+# job's ligand_ph, default 7.4), LIGANDS
 # (SMILES file: "SMILES name" lines), RECEPTOR (PDBQT), BOX (vina config
 # file with center_x.. size_z), WORK (directory kept for inspection; default
 # a fresh temporary one), PORT (default 18182), BIN (molgraph binary;
@@ -25,6 +32,7 @@ LIGANDS=${LIGANDS:-$CORPUS/ligands/throughput6.smi}
 RECEPTOR=${RECEPTOR:-$CORPUS/vina-examples/1iep/1iep_receptor.pdbqt}
 BOX=${BOX:-$CORPUS/vina-examples/1iep/1iep_receptor.box.txt}
 EXH=${EXH:-8}
+PH=${PH:-7.4}
 SEED=${SEED:-42}
 PORT=${PORT:-18182}
 WORK=${WORK:-$(mktemp -d /tmp/molgraph-bench-docking.XXXXXX)}
@@ -55,8 +63,8 @@ until curl -sf "$URL/readyz" >/dev/null; do
 done
 
 # Inputs: the receptor (PDBQT as uploaded) and the ligands with a stored
-# 3D conformer, so the job's ligand PDBQT is the one the server hands out
-# (?ph=7.4: the form the job docks at its default ligand_ph, 7.4).
+# 3D conformer; every form the job docks is fetched below (?isomer=N: the
+# job's stereoisomer N, ?ph: in its protonation state at the job's pH).
 REC=$(api -F "file=@$RECEPTOR" -F name=bench "$URL/v1/receptors" | jq -r .id)
 : >"$WORK/ids"
 while read -r smi name; do
@@ -68,21 +76,49 @@ done <"$LIGANDS"
 # The job docks its ligands in molecule-id order; raw vina does the same.
 sort -o "$WORK/ids" "$WORK/ids"
 api "$URL/v1/receptors/$REC/structure?format=pdbqt" >"$WORK/raw/receptor.pdbqt"
+# forms: "id N" per form the job docks (an isomer the server cannot
+# prepare, 422, is not docked by the job either).
+: >"$WORK/forms"
 while read -r id name; do
-	api "$URL/v1/molecules/$id/structure?format=pdbqt&ph=7.4" >"$WORK/raw/$id.pdbqt"
+	n=1 k=1
+	while [ "$k" -le "$n" ]; do
+		code=$(curl -sS -H "Authorization: Bearer $KEY" -D "$WORK/headers" -o "$WORK/raw/${id}_$k.pdbqt" -w '%{http_code}' \
+			"$URL/v1/molecules/$id/structure?format=pdbqt&ph=$PH&isomer=$k")
+		[ "$k" -gt 1 ] || n=$(awk -F': *' 'tolower($1) == "x-stereoisomers" {print $2 + 0}' "$WORK/headers")
+		case $code in
+		200) echo "$id $k" >>"$WORK/forms" ;;
+		422) echo "note: $name isomer $k cannot be prepared (not docked by the job either): $(cat "$WORK/raw/${id}_$k.pdbqt")" ;;
+		*)
+			echo "structure of $id isomer $k: HTTP $code: $(cat "$WORK/raw/${id}_$k.pdbqt")" >&2
+			exit 1
+			;;
+		esac
+		[ -n "$n" ] && [ "$n" -ge 1 ] || n=1
+		k=$((k + 1))
+	done
 done <"$WORK/ids"
 CX=$(boxval center_x) CY=$(boxval center_y) CZ=$(boxval center_z)
 SX=$(boxval size_x) SY=$(boxval size_y) SZ=$(boxval size_z)
 N=$(wc -l <"$WORK/ids")
-echo "receptor $REC ($(basename "$RECEPTOR")), box center $CX $CY $CZ size $SX $SY $SZ, $N ligands, exhaustiveness $EXH, seed $SEED, $NPROC cores"
+NF=$(wc -l <"$WORK/forms")
+echo "receptor $REC ($(basename "$RECEPTOR")), box center $CX $CY $CZ size $SX $SY $SZ, $N ligands ($NF forms docked: stereoisomers at ligand_ph $PH), exhaustiveness $EXH, seed $SEED, $NPROC cores"
 
 # 1. The service: POST -> succeeded; CPU of the server and its vina children.
 BODY=$(jq -n --arg r "$REC" --argjson c "[$CX,$CY,$CZ]" --argjson s "[$SX,$SY,$SZ]" \
-	--argjson e "$EXH" --argjson seed "$SEED" --rawfile ids "$WORK/ids" \
+	--argjson e "$EXH" --argjson seed "$SEED" --argjson ph "$PH" --rawfile ids "$WORK/ids" \
 	'{receptor: $r, ligands: [$ids | split("\n")[] | select(length > 0) | split(" ")[0]],
-	  pocket: "box", box: {center: $c, size: $s}, exhaustiveness: $e, num_modes: 9, energy_range: 3, seed: $seed}')
+	  pocket: "box", box: {center: $c, size: $s}, exhaustiveness: $e, num_modes: 9, energy_range: 3, seed: $seed, ligand_ph: $ph}')
+# CPU ticks of the server: its own and its waited-for children's (vina),
+# plus those of its live children (the 3D embedding helpers, which are
+# waited for only when they exit).
+srvcpu() {
+	{
+		cat /proc/$PID/stat
+		for c in $(cat /proc/$PID/task/*/children 2>/dev/null); do cat /proc/$c/stat 2>/dev/null || true; done
+	} | sed 's/^.*) //' | awk '{t += $12+$13+$14+$15} END {print t}'
+}
 L0=$(load)
-C0=$(awk '{print $14+$15+$16+$17}' /proc/$PID/stat)
+C0=$(srvcpu)
 set -- $(hostcpu)
 H0B=$1 H0T=$2
 T0=$(now)
@@ -97,7 +133,7 @@ while :; do
 	sleep 0.2
 done
 T1=$(now)
-C1=$(awk '{print $14+$15+$16+$17}' /proc/$PID/stat)
+C1=$(srvcpu)
 set -- $(hostcpu)
 H1B=$1 H1T=$2
 L1=$(load)
@@ -115,7 +151,7 @@ L2=$(load)
 set -- $(hostcpu)
 H2B=$1 H2T=$2
 T2=$(now)
-cut -d' ' -f1 "$WORK/ids" | /usr/bin/time -f '%U %S' -o "$WORK/raw.time" \
+tr ' ' _ <"$WORK/forms" | /usr/bin/time -f '%U %S' -o "$WORK/raw.time" \
 	xargs -P "$NPROC" -I{} vina --receptor receptor.pdbqt --ligand {}.pdbqt --out {}_out.pdbqt \
 	--center_x "$CX" --center_y "$CY" --center_z "$CZ" --size_x "$SX" --size_y "$SY" --size_z "$SZ" \
 	--exhaustiveness "$EXH" --num_modes 9 --energy_range 3 --seed "$SEED" --cpu 1 >"$WORK/raw/vina.log"
@@ -130,19 +166,30 @@ RHOST=$(echo "$H2B $H2T $H3B $H3T" | awk '{printf "%.0f", 100*($3-$1)/($4-$2)}')
 
 # 3. Side by side.
 STATUS=0
-printf '\n| ligand | molecule | service kcal/mol (modes) | raw vina kcal/mol (modes) | equal |\n|---|---|---|---|---|\n'
+modes() { awk '/^REMARK VINA RESULT:/ {printf "%s%.3f", (n++ ? " " : ""), $4}' "$1" 2>/dev/null || true; }
+printf '\n| ligand | molecule | service kcal/mol (modes) | raw vina kcal/mol (modes of the best form) | forms: service / raw vina best kcal/mol | equal |\n|---|---|---|---|---|---|\n'
 while read -r id name; do
 	s=$(jq -r --arg id "$id" '.results[] | select(.ligand == $id) | .modes[].affinity_kcal' "$WORK/results.json" |
 		awk '{printf "%s%.3f", (NR > 1 ? " " : ""), $1}')
-	r=$(awk '/^REMARK VINA RESULT:/ {printf "%s%.3f", (n++ ? " " : ""), $4}' "$WORK/raw/${id}_out.pdbqt" 2>/dev/null || true)
+	si=$(jq -r --arg id "$id" '.results[] | select(.ligand == $id) | .isomers[]? | .affinity_kcal // "failed"' "$WORK/results.json" |
+		awk '{printf "%s%s", (NR > 1 ? " " : ""), ($1 == "failed" ? $1 : sprintf("%.3f", $1))}')
+	r="" ri="" best=""
+	for k in $(awk -v id="$id" '$1 == id {print $2}' "$WORK/forms"); do
+		m=$(modes "$WORK/raw/${id}_${k}_out.pdbqt")
+		a=${m%% *}
+		ri="$ri${ri:+ }${a:-failed}"
+		if [ -n "$a" ] && { [ -z "$best" ] || awk -v a="$a" -v b="$best" 'BEGIN {exit !(a < b)}'; }; then
+			best=$a r=$m
+		fi
+	done
 	eq=yes
-	if [ -z "$s" ] || [ "$s" != "$r" ]; then
+	if [ -z "$s" ] || [ "$s" != "$r" ] || [ "$si" != "$ri" ]; then
 		eq=NO
 		STATUS=1
 	fi
-	printf '| %s | %s | %s | %s | %s |\n' "$name" "$id" "$s" "$r" "$eq"
+	printf '| %s | %s | %s | %s | %s / %s | %s |\n' "$name" "$id" "$s" "$r" "$si" "$ri" "$eq"
 done <"$WORK/ids"
-printf '\n| | service (job %s) | raw vina (xargs -P %s, --cpu 1) |\n|---|---|---|\n' "$JOB" "$NPROC"
+printf '\n| | service (job %s) | raw vina (xargs -P %s, --cpu 1, %s forms) |\n|---|---|---|\n' "$JOB" "$NPROC" "$NF"
 printf '| wall s | %s | %s |\n' "$SWALL" "$RWALL"
 printf '| CPU s (user+sys, incl. vina) | %s | %s |\n' "$SCPU" "$RCPU"
 printf '| cores busy (CPU s / wall s, of %s) | %s | %s |\n' "$NPROC" \
@@ -153,7 +200,7 @@ echo "$SWALL $RWALL" | awk '{printf "\nservice overhead: %.1f s = %.1f %% of the
 if [ $STATUS -ne 0 ]; then
 	echo "FAIL: affinities differ between the service and raw vina" >&2
 else
-	echo "affinities: identical for all $N ligands and every mode"
+	echo "affinities: identical for all $N ligands ($NF forms) and every mode"
 fi
 echo "work directory: $WORK"
 exit $STATUS

@@ -631,6 +631,20 @@ func LigandPDBQT(ctx context.Context, reg *batch.Registry, id string, ph *float6
 	return p.Structs[0], p.PDBQT[0], nil
 }
 
+// LigandIsomers prepares a registered molecule's stereoisomers exactly as
+// a docking job at ligand pH ph (nil: ligand_ph null) prepares them: the
+// same inputs (LigandInput) through the same work.PrepareIsomers, so
+// Isomers[k] is the job result's isomers[k] and PDBQT[k] the bytes vina
+// was given for it. It serves GET /v1/molecules/{id}/structure?format=pdbqt&isomer=N,
+// which gives raw vina (make bench-docking, tests) every form a job docks.
+func LigandIsomers(ctx context.Context, reg *batch.Registry, id string, ph *float64) (*work.PreparedIsomers, error) {
+	in, smiles, err := LigandInput(ctx, reg, id)
+	if err != nil {
+		return nil, err
+	}
+	return work.PrepareIsomers(ctx, reg.Pool(), id, smiles, in, ph)
+}
+
 // PoseFile returns the SDF of mode n of a ligand of job j.
 func (t *Task) PoseFile(ctx context.Context, job quad.IRI, ligand string, mode int) ([]byte, error) {
 	poses, _, err := t.Result(ctx, job, ligand)
