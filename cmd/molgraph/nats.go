@@ -381,6 +381,18 @@ func dockingCollectors(task *jobsdocking.Task, dq *dockQueue, cfg serveConfig) [
 			Help: "Group commits of docking outcomes."}, func() float64 { return float64(task.Stats().Groups) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_group_commit_seconds_total",
 			Help: "Time spent in group commits of docking outcomes."}, func() float64 { return task.Stats().CommitSeconds }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_prep_seconds_total",
+			Help: "Wall time vina slots spent preparing ligands (stereoisomers, protonation, embedding, PDBQT) before their vina runs."},
+			func() float64 { return task.Stages().PrepSeconds }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_vina_seconds_total",
+			Help: "Wall time of the vina runs of docked ligands."}, func() float64 { return task.Stages().VinaSeconds }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_vina_runs_total",
+			Help: "Vina runs (one per stereoisomer docked)."}, func() float64 { return float64(task.Stages().VinaRuns) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_post_seconds_total",
+			Help: "Wall time of pose reassembly, interactions and pose checks (beside the next vina runs)."},
+			func() float64 { return task.Stages().PostSeconds }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_check_cpu_seconds_total",
+			Help: "CPU time of the pose checks, as chem reports it."}, func() float64 { return task.Stages().CheckCPUSeconds }),
 	}
 	if dq == nil {
 		return cs

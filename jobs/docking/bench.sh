@@ -138,6 +138,7 @@ set -- $(hostcpu)
 H1B=$1 H1T=$2
 L1=$(load)
 api "$URL/v1/docking/jobs/$JOB/results?limit=1000" >"$WORK/results.json"
+api "$URL/metrics" >"$WORK/metrics.txt"
 kill $PID
 wait $PID 2>/dev/null || true
 trap - EXIT
@@ -196,6 +197,12 @@ printf '| cores busy (CPU s / wall s, of %s) | %s | %s |\n' "$NPROC" \
 	"$(echo "$SCPU $SWALL" | awk '{printf "%.2f", $1/$2}')" "$(echo "$RCPU $RWALL" | awk '{printf "%.2f", $1/$2}')"
 printf '| host busy %% (all processes) | %s | %s |\n' "$SHOST" "$RHOST"
 printf '| load average before / after | %s / %s | %s / %s |\n' "$L0" "$L1" "$L2" "$L3"
+# Where the service's time went (its /metrics, sums over ligands).
+metric() { awk -v m="molgraph_docking_$1" '$1 == m {printf "%.1f", $2}' "$WORK/metrics.txt"; }
+printf '\nservice stages (sums over ligands, s): prep (in the vina slot, before vina) %s wall; vina %s wall (%s runs; raw vina %s CPU-s);\n' \
+	"$(metric prep_seconds_total)" "$(metric vina_seconds_total)" "$(metric vina_runs_total | cut -d. -f1)" "$RCPU"
+printf '  post-processing (reassembly, interactions, checks; beside the next vina) %s wall, of which pose checks %s CPU; commits %s wall\n' \
+	"$(metric post_seconds_total)" "$(metric check_cpu_seconds_total)" "$(metric group_commit_seconds_total)"
 echo "$SWALL $RWALL" | awk '{printf "\nservice overhead: %.1f s = %.1f %% of the service wall time (target <= 5 %%; noisy on a shared host)\n", $1-$2, 100*($1-$2)/$1}'
 if [ $STATUS -ne 0 ]; then
 	echo "FAIL: affinities differ between the service and raw vina" >&2

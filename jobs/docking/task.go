@@ -89,7 +89,8 @@ type Task struct {
 	cacheMu sync.Mutex
 	cache   []cachedResults // oldest first
 
-	stats commitStats
+	stats  commitStats
+	stages work.StageStats // of the local path's executor
 }
 
 // NewTask returns the docking task: molecules come from reg, receptors and
@@ -119,6 +120,10 @@ func (t *Task) Options() Options {
 	}
 	return o
 }
+
+// Stages says where the time of the ligands docked in this process went
+// (the local path; queued units count in their worker): for /metrics.
+func (t *Task) Stages() work.Stages { return t.stages.Snapshot() }
 
 // Class is mg:DockingJob.
 func (t *Task) Class() quad.IRI { return ontology.DockingJobClass }
@@ -556,7 +561,7 @@ func (t *Task) Run(ctx context.Context, j jobs.Job, commit jobs.CommitFunc) erro
 			}
 		}
 	}()
-	d := &work.Docker{Vina: t.vina, Pool: t.reg.Pool()}
+	d := &work.Docker{Vina: t.vina, Pool: t.reg.Pool(), Stages: &t.stages}
 	err = d.DockEach(wctx, dj, recPDBQT, pending, func(ctx context.Context, u *work.DockUnit) (err error) {
 		// Ligand inputs are read by the worker that docks them, just
 		// before docking, so a worker never waits for a group of others.

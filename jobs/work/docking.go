@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/molgraph/molgraph/chem"
 	dk "github.com/molgraph/molgraph/docking"
@@ -76,6 +78,13 @@ type Pose struct {
 // in the poses. A ligand the checks refuse (too large) or cannot read
 // keeps its poses, with CheckError set; only the end of ctx is an error.
 func CheckPoses(ctx context.Context, pool *chem.Pool, s *chem.Structure, receptor []chem.ReceptorAtom, poses []Pose) error {
+	_, err := checkPoses(ctx, pool, s, receptor, poses)
+	return err
+}
+
+// checkPoses is CheckPoses, also returning the CPU the checks reported
+// (seconds; 0 when they did not run).
+func checkPoses(ctx context.Context, pool *chem.Pool, s *chem.Structure, receptor []chem.ReceptorAtom, poses []Pose) (float64, error) {
 	var sdf []byte
 	for _, p := range poses {
 		sdf = append(sdf, p.SDF...)
@@ -86,17 +95,42 @@ func CheckPoses(ctx context.Context, pool *chem.Pool, s *chem.Structure, recepto
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return 0, ctx.Err()
 		}
 		for i := range poses {
 			poses[i].CheckError = err.Error()
 		}
-		return nil
+		return 0, nil
 	}
 	for i := range poses {
 		poses[i].Checks = r.Poses[i]
 	}
-	return nil
+	return (r.SetupMicros + r.EnsembleMicros + r.PosesMicros) / 1e6, nil
+}
+
+// StageStats count where a Docker's time goes, summed over the ligands
+// it docked (a job's /metrics, printed by make bench-docking): the wall
+// time of ligand preparation (reading the input, stereoisomers,
+// protonation, embedding, PDBQT), which a vina slot spends before its
+// vina run; of the vina runs; of the post-processing (pose reassembly,
+// interactions, checks), which runs beside the next vina run; and the
+// CPU the pose checks report. The zero value is ready to use.
+type StageStats struct {
+	prep, vina, post atomic.Int64 // nanoseconds
+	checkMicros      atomic.Int64
+	runs             atomic.Int64
+}
+
+// Stages is a snapshot of StageStats.
+type Stages struct {
+	PrepSeconds, VinaSeconds, PostSeconds, CheckCPUSeconds float64
+	VinaRuns                                               int64
+}
+
+// Snapshot reads the counters.
+func (st *StageStats) Snapshot() Stages {
+	return Stages{PrepSeconds: float64(st.prep.Load()) / 1e9, VinaSeconds: float64(st.vina.Load()) / 1e9,
+		PostSeconds: float64(st.post.Load()) / 1e9, CheckCPUSeconds: float64(st.checkMicros.Load()) / 1e6, VinaRuns: st.runs.Load()}
 }
 
 // Isomer is one stereoisomer of a ligand, docked as its own vina run:
@@ -138,6 +172,8 @@ type Docker struct {
 	Pool *chem.Pool
 	// Worker and Host are copied into every outcome.
 	Worker, Host string
+	// Stages, when not nil, counts where the time goes.
+	Stages *StageStats
 }
 
 // PrepareLigand builds a ligand's 3D structure from in (an ETKDG+MMFF
@@ -425,6 +461,9 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 	}
 	_, err := b.RunGroups(ctx, names, func(ctx context.Context, i int) ([]dk.Ligand, error) {
 		u := &units[i]
+		if d.Stages != nil {
+			defer func(start time.Time) { d.Stages.prep.Add(int64(time.Since(start))) }(time.Now())
+		}
 		if load != nil {
 			if err := load(ctx, u); err != nil {
 				return nil, err
@@ -454,6 +493,14 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 		}
 		p, ks := prepared[ev.Index], members[ev.Index]
 		prepared[ev.Index], members[ev.Index] = nil, nil
+		if d.Stages != nil {
+			for _, mo := range ev.Members {
+				d.Stages.runs.Add(1)
+				if mo.Result != nil {
+					d.Stages.vina.Add(int64(mo.Result.Elapsed))
+				}
+			}
+		}
 		if ev.Kind == dk.Failed && (ctx.Err() != nil || errors.Is(ev.Err, context.Canceled)) {
 			return // not a failure of the ligand: it is run again
 		}
@@ -487,6 +534,9 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 		checks.Add(1)
 		go func() {
 			defer checks.Done()
+			if d.Stages != nil {
+				defer func(start time.Time) { d.Stages.post.Add(int64(time.Since(start))) }(time.Now())
+			}
 			poses, err := Poses(job, o.Ligand, s, res, rec)
 			if err != nil {
 				o.Failure, o.Isomers, o.StereoTotal = err.Error(), nil, 0
@@ -495,8 +545,10 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 					for i := range poses {
 						poses[i].CheckError = recErr.Error()
 					}
-				} else if CheckPoses(ctx, d.Pool, s, recAtoms, poses) != nil {
+				} else if cpu, err := checkPoses(ctx, d.Pool, s, recAtoms, poses); err != nil {
 					return // ctx ended: the ligand is docked again
+				} else if d.Stages != nil {
+					d.Stages.checkMicros.Add(int64(cpu * 1e6))
 				}
 				o.Poses, o.Isomer = poses, best+1
 			}
