@@ -11,6 +11,7 @@ package chem
 #include <stdlib.h>
 #include "mg.h"
 #include "mg_fp.h"
+#include "mg_pattern.h"
 */
 import "C"
 
@@ -59,6 +60,21 @@ func fingerprintsFromC(p unsafe.Pointer) (*Fingerprints, string) {
 	copy(f.Pattern[:], unsafe.Slice((*uint64)(unsafe.Pointer(&c.pattern[0])), FPWords))
 	f.Pickle = C.GoBytes(unsafe.Pointer(c.pickle), C.int(c.pickle_len))
 	return f, ""
+}
+
+// patternEngines computes the pattern fingerprint of a SMILES by
+// mg_pattern.cpp's walk (fast; ok false where it does not apply) and by
+// RDKit's PatternFingerprintMol (for tests).
+func patternEngines(smiles string) (fast, rdkit FP, ok bool, err error) {
+	var cerr *C.char
+	ptr, l := borrow(smiles)
+	rc := C.mg_pattern_engines(ptr, l, (*C.uint64_t)(unsafe.Pointer(&fast[0])), (*C.uint64_t)(unsafe.Pointer(&rdkit[0])), &cerr)
+	msg := gostr(cerr)
+	C.mg_free(unsafe.Pointer(cerr))
+	if rc < 0 {
+		return fast, rdkit, false, errors.New(msg)
+	}
+	return fast, rdkit, rc == 0, nil
 }
 
 // MaxQueryBytes bounds the text of one structure query.

@@ -8,6 +8,7 @@
 #include "mg.h"
 #include "mg_fp.h"
 #include "mg_match.h"
+#include "mg_pattern.h"
 #include "mg_internal.hpp"
 
 #include <DataStructs/ExplicitBitVect.h>
@@ -158,7 +159,9 @@ std::unique_ptr<ROMol> unpickle(const char *p, size_t n) {
 int compute(const ROMol &m, uint64_t *morgan, uint64_t *pattern, char **pickle,
             size_t *pickle_len, char **err) {
   morganOf(m, morgan);
-  patternOf(m, pattern);
+  // RDKit's bits, by mg_pattern.cpp's walk where it applies (a molecule
+  // without query features: ~5x less CPU than PatternFingerprintMol)
+  if (!mg::patternFingerprint(m, pattern)) patternOf(m, pattern);
   std::string pk;
   MolPickler::pickleMol(
       m, pk,
