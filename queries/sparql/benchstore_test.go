@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,8 +21,9 @@ import (
 // (e.g. a copy of the bench-sparql store of 100,000 drug-like molecules;
 // skipped without it), its columns and value column built first, as the
 // server has them. BENCH_QUERIES (a regexp over the file names) picks
-// queries; BENCH_PARALLEL=1 also runs each query with NumCPU-1 helpers
-// (name/par) right after it without. For profiles of the engine without
+// queries; BENCH_PARALLEL=1 runs each query alternately without and with
+// NumCPU-1 helpers (name/seq-vs-par: median wall times and their ratio,
+// helper batches per run). For profiles of the engine without
 // HTTP (-cpuprofile); make bench-sparql is the benchmark.
 func BenchmarkBenchStore(b *testing.B) {
 	dir := os.Getenv("MOLGRAPH_BENCH_SPARQL_DIR")
@@ -58,43 +60,63 @@ func BenchmarkBenchStore(b *testing.B) {
 		if err != nil {
 			b.Fatal(name, err)
 		}
-		modes := []string{""}
-		if os.Getenv("BENCH_PARALLEL") != "" {
-			modes = append(modes, "/par")
-		}
-		for _, mode := range modes {
-			opts := Options{}
-			if mode != "" {
-				opts.Helpers = NewHelpers(runtime.NumCPU() - 1)
+		run := func(b *testing.B, opts Options) (*Result, int) {
+			res, err := Exec(ctx, st, q, opts)
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.Run(name+mode, func(b *testing.B) {
-				var cpu time.Duration
-				runs := 0
-				for b.Loop() {
-					runs++
-					cpu0 := sharedtest.CPUTime()
-					res, err := Exec(ctx, st, q, opts)
-					if err != nil {
-						b.Fatal(err)
-					}
-					n := 0
-					if q.form == Select {
-						err = res.Solutions(func(Solution) error { n++; return nil })
-					} else {
-						err = res.Triples(func(quad.Quad) error { n++; return nil })
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-					cpu += sharedtest.CPUTime() - cpu0
-					b.ReportMetric(float64(n), "rows")
-					if mode != "" {
-						b.ReportMetric(float64(res.ex.parJobs), "par-batches")
-						b.ReportMetric(float64(res.ex.parHelped), "helped")
-					}
-				}
-				b.ReportMetric(float64(cpu)/1e6/float64(runs), "cpu-ms/op")
-			})
+			n := 0
+			if q.form == Select {
+				err = res.Solutions(func(Solution) error { n++; return nil })
+			} else {
+				err = res.Triples(func(quad.Quad) error { n++; return nil })
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			return res, n
 		}
+		if os.Getenv("BENCH_PARALLEL") != "" {
+			// Sequential and parallel runs alternate, so that both see
+			// the same machine load: the ratio of their medians is the
+			// figure on a shared machine.
+			h := NewHelpers(runtime.NumCPU() - 1)
+			b.Run(name+"/seq-vs-par", func(b *testing.B) {
+				var seq, par []time.Duration
+				helped, batches := 0, 0
+				for b.Loop() {
+					t0 := time.Now()
+					run(b, Options{})
+					seq = append(seq, time.Since(t0))
+					t0 = time.Now()
+					res, _ := run(b, Options{Helpers: h})
+					par = append(par, time.Since(t0))
+					helped += res.ex.parHelped
+					batches += res.ex.parJobs
+				}
+				med := func(d []time.Duration) float64 {
+					slices.Sort(d)
+					return float64(d[len(d)/2]) / 1e6
+				}
+				b.ReportMetric(med(seq), "seq-ms")
+				b.ReportMetric(med(par), "par-ms")
+				b.ReportMetric(med(par)/med(seq), "par/seq")
+				b.ReportMetric(float64(helped)/float64(len(par)), "helped")
+				b.ReportMetric(float64(batches)/float64(len(par)), "batches")
+			})
+			continue
+		}
+		b.Run(name, func(b *testing.B) {
+			var cpu time.Duration
+			runs := 0
+			for b.Loop() {
+				runs++
+				cpu0 := sharedtest.CPUTime()
+				_, n := run(b, Options{})
+				cpu += sharedtest.CPUTime() - cpu0
+				b.ReportMetric(float64(n), "rows")
+			}
+			b.ReportMetric(float64(cpu)/1e6/float64(runs), "cpu-ms/op")
+		})
 	}
 }
