@@ -1,6 +1,9 @@
 package chem
 
 import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
 	"testing"
 )
 
@@ -11,6 +14,95 @@ import (
 // with query atoms, from molfiles, are left to RDKit; package search
 // compares the stored fingerprints with RDKit's Python.)
 func TestPatternFingerprintFast(t *testing.T) {
+	smiles := patternTestSMILES(t)
+	checked, skipped := 0, 0
+	for _, smi := range smiles {
+		fast, rdkit, ok, err := patternEngines(smi)
+		if err != nil {
+			continue // not a valid SMILES (the reference set has some)
+		}
+		if !ok {
+			// a SMILES has no query atoms or bonds (a dummy atom * is
+			// a plain atom of element 0)
+			skipped++
+			t.Errorf("%s: the fast path does not apply", smi)
+			continue
+		}
+		checked++
+		if fast != rdkit {
+			t.Errorf("%s: %d bits differ from PatternFingerprintMol", smi, bitsDiffer(fast, rdkit))
+		}
+	}
+	if checked < 7000 {
+		t.Errorf("only %d molecules compared (%d skipped)", checked, skipped)
+	}
+	t.Logf("%d molecules equal to PatternFingerprintMol", checked)
+}
+
+func bitsDiffer(a, b FP) int {
+	n := 0
+	for i := range a {
+		for d := a[i] ^ b[i]; d != 0; d &= d - 1 {
+			n++
+		}
+	}
+	return n
+}
+
+// TestPatternFingerprintPython: the pattern fingerprints FingerprintsOf
+// stores equal RDKit's Python Chem.PatternFingerprint(m, 2048) (Debian
+// python3-rdkit) on the same molecules.
+func TestPatternFingerprintPython(t *testing.T) {
+	smiles := patternTestSMILES(t)
+	const script = `
+import json, sys
+from rdkit import Chem, RDLogger
+RDLogger.DisableLog("rdApp.*")
+out = []
+for smi in json.load(sys.stdin):
+    m = Chem.MolFromSmiles(smi)
+    out.append(None if m is None else list(Chem.PatternFingerprint(m, 2048).GetOnBits()))
+json.dump(out, sys.stdout)
+`
+	in, _ := json.Marshal(smiles)
+	cmd := exec.Command("/usr/bin/python3", "-c", script)
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("needs Debian python3-rdkit: %v %s", err, stderr.String())
+	}
+	var want []*[]int
+	if err := json.Unmarshal(out, &want); err != nil || len(want) != len(smiles) {
+		t.Fatalf("python: %v, %d answers for %d SMILES", err, len(want), len(smiles))
+	}
+	checked := 0
+	for i, smi := range smiles {
+		f, err := FingerprintsOf(smi)
+		if want[i] == nil || err != nil {
+			if (want[i] == nil) != (err != nil) {
+				t.Errorf("%s: Python reads it: %v; FingerprintsOf: %v", smi, want[i] != nil, err)
+			}
+			continue
+		}
+		var w FP
+		for _, b := range *want[i] {
+			w[b/64] |= 1 << (b % 64)
+		}
+		checked++
+		if f.Pattern != w {
+			t.Errorf("%s: %d bits differ from RDKit's Python", smi, bitsDiffer(f.Pattern, w))
+		}
+	}
+	if checked < 7000 {
+		t.Errorf("only %d molecules compared", checked)
+	}
+}
+
+// patternTestSMILES are the reference set's inputs, RDKit's NCI sample and
+// SMILES chosen to stress the pattern fingerprint's walk.
+func patternTestSMILES(t *testing.T) []string {
 	smiles := []string{
 		"C", "CC", "[H][H]", "[Na+].[Cl-]", "CCO.O", "C1CC1", "C1CCC1", "C12C3C1C23", "C1=CC=C1",
 		"c1ccc2ccccc2c1", "c1ccc2cc3ccccc3cc2c1", "C1CC2CCC1C2", "C1C2CC3CC1CC(C2)C3", "C12C3C4C1C5C2C3C45",
@@ -30,33 +122,5 @@ func TestPatternFingerprintFast(t *testing.T) {
 	if len(nci) < 4000 {
 		t.Fatalf("%d NCI SMILES: rdkit-data missing", len(nci))
 	}
-	smiles = append(smiles, nci...)
-	checked, skipped := 0, 0
-	for _, smi := range smiles {
-		fast, rdkit, ok, err := patternEngines(smi)
-		if err != nil {
-			continue // not a valid SMILES (the reference set has some)
-		}
-		if !ok {
-			// a SMILES has no query atoms or bonds (a dummy atom * is
-			// a plain atom of element 0)
-			skipped++
-			t.Errorf("%s: the fast path does not apply", smi)
-			continue
-		}
-		checked++
-		if fast != rdkit {
-			n := 0
-			for i := range fast {
-				for d := fast[i] ^ rdkit[i]; d != 0; d &= d - 1 {
-					n++
-				}
-			}
-			t.Errorf("%s: %d bits differ from PatternFingerprintMol", smi, n)
-		}
-	}
-	if checked < 7000 {
-		t.Errorf("only %d molecules compared (%d skipped)", checked, skipped)
-	}
-	t.Logf("%d molecules equal to PatternFingerprintMol", checked)
+	return append(smiles, nci...)
 }
