@@ -45,6 +45,7 @@ func TestServeConfigDefaults(t *testing.T) {
 		timeout: 20 * time.Second, mode: "process", memory: 1 << 30, max2DHeavyAtoms: 300}
 	want.sparqlMaxMemory = 256 << 20
 	want.sparqlHelpers = -1
+	want.structureSearch = true
 	want.nats = natsConfig{url: "embedded", deployment: "molgraph", ackWait: time.Minute, queue: "local",
 		listen: "127.0.0.1:4222", localSlots: -1}
 	if c != want {
