@@ -105,7 +105,7 @@ func (v *Vina) Rescore(ctx context.Context, receptorPath string, lig Ligand, o R
 	if o.Mode == LocalOnly {
 		args = append(args, "--out", outPath)
 	}
-	stdout, err := v.run(ctx, dir, o.Timeout, args, nil)
+	stdout, _, err := v.run(ctx, dir, o.Timeout, args, nil)
 	if err != nil {
 		return nil, fmt.Errorf("docking: rescore %s: %w", lig.Name, err)
 	}

@@ -135,7 +135,8 @@ type Result struct {
 	Output  []byte // the --out PDBQT file as vina wrote it
 	Params  Params // the settings used (defaults filled in, CPU as run)
 	Elapsed time.Duration
-	Stdout  string // vina's standard output (its first MaxVinaOutput bytes)
+	CPU     time.Duration // vina's user + system time
+	Stdout  string        // vina's standard output (its first MaxVinaOutput bytes)
 }
 
 // Best returns the most favourable mode.
@@ -241,8 +242,8 @@ func (v *Vina) Dock(ctx context.Context, receptorPath string, lig Ligand, box Bo
 		args = append(args, "--scoring", p.Scoring)
 	}
 	start := time.Now()
-	stdout, err := v.run(ctx, dir, p.Timeout, args, progress)
-	res := &Result{Ligand: lig.Name, Params: p, Elapsed: time.Since(start), Stdout: stdout}
+	stdout, cpu, err := v.run(ctx, dir, p.Timeout, args, progress)
+	res := &Result{Ligand: lig.Name, Params: p, Elapsed: time.Since(start), CPU: cpu, Stdout: stdout}
 	if err != nil {
 		return nil, fmt.Errorf("docking: ligand %s: %w", lig.Name, err)
 	}
@@ -369,10 +370,10 @@ func (w *stars) add(b []byte) {
 
 // run runs vina (package subproc: its own process group, killed on
 // timeout or cancellation and when the server dies) and returns its
-// standard output.
-func (v *Vina) run(ctx context.Context, dir string, timeout time.Duration, args []string, progress func(float64)) (string, error) {
+// standard output and CPU time.
+func (v *Vina) run(ctx context.Context, dir string, timeout time.Duration, args []string, progress func(float64)) (string, time.Duration, error) {
 	if v == nil || v.path == "" {
-		return "", fmt.Errorf("%w: Vina not initialised (use NewVina)", ErrEngine)
+		return "", 0, fmt.Errorf("%w: Vina not initialised (use NewVina)", ErrEngine)
 	}
 	st := &stars{progress: progress}
 	out, err := subproc.Run(ctx, subproc.Cmd{Path: v.path, Args: args, Dir: dir, Timeout: timeout,
@@ -380,13 +381,13 @@ func (v *Vina) run(ctx context.Context, dir string, timeout time.Duration, args 
 	stdout := string(out.Stdout)
 	switch {
 	case err == nil:
-		return stdout, nil
+		return stdout, out.CPU, nil
 	case ctx.Err() != nil:
-		return stdout, ctx.Err()
+		return stdout, out.CPU, ctx.Err()
 	case errors.Is(err, subproc.ErrTimeout):
-		return stdout, fmt.Errorf("%w: vina ran longer than %v", ErrTimeout, timeout)
+		return stdout, out.CPU, fmt.Errorf("%w: vina ran longer than %v", ErrTimeout, timeout)
 	case errors.Is(err, subproc.ErrStart):
-		return stdout, fmt.Errorf("%w: %v", ErrEngine, err)
+		return stdout, 0, fmt.Errorf("%w: %v", ErrEngine, err)
 	}
 	msg := strings.TrimSpace(string(out.Stderr))
 	if msg == "" {
@@ -396,7 +397,7 @@ func (v *Vina) run(ctx context.Context, dir string, timeout time.Duration, args 
 	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		status = ee.ProcessState // "exit status 1", "signal: segmentation fault"
 	}
-	return stdout, fmt.Errorf("%w: %v: %s", ErrVinaFailed, status, msg)
+	return stdout, out.CPU, fmt.Errorf("%w: %v: %s", ErrVinaFailed, status, msg)
 }
 
 func lastLines(s string, n int) string {

@@ -386,6 +386,8 @@ func dockingCollectors(task *jobsdocking.Task, dq *dockQueue, cfg serveConfig) [
 			func() float64 { return task.Stages().PrepSeconds }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_vina_seconds_total",
 			Help: "Wall time of the vina runs of docked ligands."}, func() float64 { return task.Stages().VinaSeconds }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_vina_cpu_seconds_total",
+			Help: "CPU time (user + system) of the vina runs of docked ligands."}, func() float64 { return task.Stages().VinaCPUSeconds }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_vina_runs_total",
 			Help: "Vina runs (one per stereoisomer docked)."}, func() float64 { return float64(task.Stages().VinaRuns) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "molgraph_docking_post_seconds_total",

@@ -66,6 +66,8 @@ type Output struct {
 	StdoutTruncated, StderrTruncated bool
 	// Pid is the child's process id (0 if it did not start).
 	Pid int
+	// CPU is the child's user + system time (0 if it did not start).
+	CPU time.Duration
 }
 
 // Run runs c and waits for it. The child is its own process group leader
@@ -116,6 +118,9 @@ func Run(ctx context.Context, c Cmd) (Output, error) {
 	}()
 	out := Output{Pid: <-started}
 	err := <-done
+	if ps := cmd.ProcessState; ps != nil {
+		out.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	out.Stdout, out.StdoutTruncated = stdout.buf, stdout.dropped
 	out.Stderr, out.StderrTruncated = stderr.buf, stderr.dropped
 	switch {

@@ -199,10 +199,12 @@ printf '| host busy %% (all processes) | %s | %s |\n' "$SHOST" "$RHOST"
 printf '| load average before / after | %s / %s | %s / %s |\n' "$L0" "$L1" "$L2" "$L3"
 # Where the service's time went (its /metrics, sums over ligands).
 metric() { awk -v m="molgraph_docking_$1" '$1 == m {printf "%.1f", $2}' "$WORK/metrics.txt"; }
-printf '\nservice stages (sums over ligands, s): prep (in the vina slot, before vina) %s wall; vina %s wall (%s runs; raw vina %s CPU-s);\n' \
-	"$(metric prep_seconds_total)" "$(metric vina_seconds_total)" "$(metric vina_runs_total | cut -d. -f1)" "$RCPU"
+VCPU=$(metric vina_cpu_seconds_total)
+printf '\nservice stages (sums over ligands, s): prep (in the vina slot, before vina) %s wall; vina %s wall, %s CPU (%s runs; raw vina %s CPU);\n' \
+	"$(metric prep_seconds_total)" "$(metric vina_seconds_total)" "$VCPU" "$(metric vina_runs_total | cut -d. -f1)" "$RCPU"
 printf '  post-processing (reassembly, interactions, checks; beside the next vina) %s wall, of which pose checks %s CPU; commits %s wall\n' \
 	"$(metric post_seconds_total)" "$(metric check_cpu_seconds_total)" "$(metric group_commit_seconds_total)"
+echo "$SCPU $VCPU $RCPU" | awk '{printf "service CPU beyond its vina runs: %.1f s (%.1f %% of its vina CPU); service vina CPU vs raw vina CPU: %+.1f %%\n", $1-$2, 100*($1-$2)/$2, 100*($2-$3)/$3}'
 echo "$SWALL $RWALL" | awk '{printf "\nservice overhead: %.1f s = %.1f %% of the service wall time (target <= 5 %%; noisy on a shared host)\n", $1-$2, 100*($1-$2)/$1}'
 if [ $STATUS -ne 0 ]; then
 	echo "FAIL: affinities differ between the service and raw vina" >&2

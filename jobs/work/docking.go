@@ -112,24 +112,25 @@ func checkPoses(ctx context.Context, pool *chem.Pool, s *chem.Structure, recepto
 // it docked (a job's /metrics, printed by make bench-docking): the wall
 // time of ligand preparation (reading the input, stereoisomers,
 // protonation, embedding, PDBQT), which a vina slot spends before its
-// vina run; of the vina runs; of the post-processing (pose reassembly,
+// vina run; of the vina runs (and their CPU); of the post-processing (pose reassembly,
 // interactions, checks), which runs beside the next vina run; and the
 // CPU the pose checks report. The zero value is ready to use.
 type StageStats struct {
 	prep, vina, post atomic.Int64 // nanoseconds
+	vinaCPU          atomic.Int64 // nanoseconds
 	checkMicros      atomic.Int64
 	runs             atomic.Int64
 }
 
 // Stages is a snapshot of StageStats.
 type Stages struct {
-	PrepSeconds, VinaSeconds, PostSeconds, CheckCPUSeconds float64
-	VinaRuns                                               int64
+	PrepSeconds, VinaSeconds, VinaCPUSeconds, PostSeconds, CheckCPUSeconds float64
+	VinaRuns                                                               int64
 }
 
 // Snapshot reads the counters.
 func (st *StageStats) Snapshot() Stages {
-	return Stages{PrepSeconds: float64(st.prep.Load()) / 1e9, VinaSeconds: float64(st.vina.Load()) / 1e9,
+	return Stages{PrepSeconds: float64(st.prep.Load()) / 1e9, VinaSeconds: float64(st.vina.Load()) / 1e9, VinaCPUSeconds: float64(st.vinaCPU.Load()) / 1e9,
 		PostSeconds: float64(st.post.Load()) / 1e9, CheckCPUSeconds: float64(st.checkMicros.Load()) / 1e6, VinaRuns: st.runs.Load()}
 }
 
@@ -498,6 +499,7 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 				d.Stages.runs.Add(1)
 				if mo.Result != nil {
 					d.Stages.vina.Add(int64(mo.Result.Elapsed))
+					d.Stages.vinaCPU.Add(int64(mo.Result.CPU))
 				}
 			}
 		}
