@@ -50,20 +50,27 @@ var parQueries = []string{
 	"ASK { ?m :mw ?mw ; :qed ?q FILTER(?mw > 640 && ?q > 0.99) }",
 }
 
-// TestParallelStarMatchesSequential runs the benchmark's kinds of queries
-// and tricky ones on a store of 6,000 molecules with a star's helpers
-// starting after its first batch and without helpers, and compares the
-// answers exactly, in order (also without ORDER BY: the parallel path
-// keeps the sequential order). Run with -race.
-func TestParallelStarMatchesSequential(t *testing.T) {
+// TestParallelStar runs parallelStarMatches and parallelStarLimits on one
+// store (building it is most of the test's time under -race).
+func TestParallelStar(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("GOMAXPROCS < 2: no spare core to lend")
 	}
 	st := parStore(t)
+	t.Run("MatchesSequential", func(t *testing.T) { parallelStarMatches(t, st) })
+	t.Run("Limits", func(t *testing.T) { parallelStarLimits(t, st) })
+}
+
+// parallelStarMatches runs the benchmark's kinds of queries
+// and tricky ones on a store of 6,000 molecules with a star's helpers
+// starting after its first batch and without helpers, and compares the
+// answers exactly, in order (also without ORDER BY: the parallel path
+// keeps the sequential order). Run with -race.
+func parallelStarMatches(t *testing.T, st Source) {
 	const pre = "PREFIX : <http://example.org/> "
 	h := NewHelpers(3)
 	par := Options{Helpers: h, parAfter: 1}
-	var jobs, fallbacks int
+	var jobs, helped, fallbacks int
 	for _, q := range append(append([]string{}, foldQueries...), parQueries...) {
 		seq, errSeq := runRows(st, pre+q, Options{}, nil)
 		res, err := Run(context.Background(), st, pre+q, "", par)
@@ -72,6 +79,7 @@ func TestParallelStarMatchesSequential(t *testing.T) {
 		}
 		got, err := resultRows(res)
 		jobs += res.ex.parJobs
+		helped += res.ex.parHelped
 		fallbacks += res.ex.parFallbacks
 		if fmt.Sprint(err) != fmt.Sprint(errSeq) {
 			t.Errorf("%s: error %v in parallel, %v sequentially", q, err, errSeq)
@@ -81,22 +89,19 @@ func TestParallelStarMatchesSequential(t *testing.T) {
 			t.Errorf("%s: %d rows in parallel, %d sequentially; first difference at %d", q, len(got), len(seq), firstDiff(got, seq))
 		}
 	}
-	if jobs < 50 || fallbacks == 0 || fallbacks == jobs {
-		t.Errorf("helpers ran %d batches, %d of them again sequentially: the parallel path was not exercised", jobs, fallbacks)
+	if jobs < 50 || helped == 0 || fallbacks == 0 || fallbacks == jobs {
+		t.Errorf("%d batches in parallel parts, %d run by helpers, %d run again sequentially: the parallel path was not exercised", jobs, helped, fallbacks)
 	}
+	t.Logf("%d batches in parallel parts, %d run by helpers, %d run again sequentially", jobs, helped, fallbacks)
 	if n := h.take(3); n != 3 {
 		t.Errorf("%d of 3 helpers returned", n)
 	}
 }
 
-// TestParallelStarLimits: the row cap, a consumer's error, a cancelled
+// parallelStarLimits: the row cap, a consumer's error, a cancelled
 // context and a memory budget with no room end a parallel star as they
 // end a sequential one, and every helper is returned.
-func TestParallelStarLimits(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		t.Skip("GOMAXPROCS < 2: no spare core to lend")
-	}
-	st := parStore(t)
+func parallelStarLimits(t *testing.T, st Source) {
 	const q = "PREFIX : <http://example.org/> SELECT ?m ?t WHERE { ?m :type :Molecule ; :tag ?t ; :hbd ?h ; :mw ?mw FILTER(?h < 6 && ?mw > 0) }"
 	h := NewHelpers(2)
 	// The row cap.
