@@ -10,12 +10,14 @@ package chem
 #cgo LDFLAGS: -lRDKitSubstructMatch
 #include <stdlib.h>
 #include "mg.h"
+#include "mg_fp.h"
 #include "mg_match.h"
 */
 import "C"
 
 import (
 	"fmt"
+	"math/bits"
 	"unsafe"
 )
 
@@ -44,4 +46,79 @@ func (q *Query) matchEngines(mols [][]byte) (fast, rdkit []byte, err error) {
 		fast[i], rdkit[i] = byte(p.out[i]), byte(r[i])
 	}
 	return fast, rdkit, nil
+}
+
+// Summary is what a MolSet knows of a held molecule for the search
+// index's screen (mg::Summary in mg_match.h): counts of its atoms by kind
+// (element, aromatic, on a cycle; 4 bits each, saturated at 15) and bits
+// for the kinds of its bonds between atoms that are not both carbons.
+// UnknownSummary (all ones) passes every Need.
+type Summary [2]uint64
+
+const unknownWord = ^uint64(0)
+
+// UnknownSummary returns the Summary that passes every Need.
+func UnknownSummary() Summary { return Summary{unknownWord, unknownWord} }
+
+// Summary returns the Summary of the molecule in slot (UnknownSummary if
+// the set holds none there).
+func (m *MolSet) Summary(slot int32) Summary {
+	var out [2]C.uint64_t
+	C.mg_molset_summary(m.s, C.int32_t(slot), &out[0])
+	return Summary{uint64(out[0]), uint64(out[1])}
+}
+
+// Need is what a molecule must have, as its Summary tells, to contain a
+// query: at least so many atoms of some kinds, and one bond of some bond
+// kinds. A screen before matching: a molecule that fails it has no match.
+type Need struct {
+	atoms []uint64 // kind mask | count << 16
+	bonds []uint64 // bond bits, one of which must be set
+}
+
+// needWords bounds the requirements taken from one query (more are left
+// out: the screen is then weaker, never wrong).
+const needWords = 128
+
+// Need returns the requirements of m's query over the molecules of set,
+// nil when there are none (a superstructure query, or one mg::Matcher
+// cannot take). The requirements hold for the molecules set holds when
+// Need is called (they read its atom classes).
+func (m *Matcher) Need(set *MolSet) *Need {
+	var out [needWords]C.uint64_t
+	w := int(C.mg_molset_need(set.s, m.m, &out[0], needWords))
+	if w < 2 {
+		return nil
+	}
+	words := make([]uint64, w)
+	for i := range words {
+		words[i] = uint64(out[i])
+	}
+	k := int(words[0])
+	n := &Need{atoms: words[1 : 1+k]}
+	b := int(words[1+k])
+	n.bonds = words[2+k : 2+k+b]
+	if len(n.atoms)+len(n.bonds) == 0 {
+		return nil
+	}
+	return n
+}
+
+// Pass reports whether a molecule with Summary s may contain the query.
+func (n *Need) Pass(s Summary) bool {
+	for _, b := range n.bonds {
+		if s[1]&b == 0 {
+			return false
+		}
+	}
+	for _, a := range n.atoms {
+		sum := uint64(0)
+		for m := a & 0xffff; m != 0; m &= m - 1 {
+			sum += s[0] >> (4 * uint(bits.TrailingZeros64(m))) & 15
+		}
+		if sum < a>>16 {
+			return false
+		}
+	}
+	return true
 }

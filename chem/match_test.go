@@ -2,6 +2,7 @@ package chem
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +13,133 @@ import (
 // valences included) for SMARTS and SMILES queries of every kind the
 // matcher takes, and checks that it declines what it cannot take.
 func TestMatcherEqualsSubstructMatch(t *testing.T) {
+	mols := nciPickles(t)
+	hits := 0
+	for _, c := range matcherCases() {
+		q, err := ParseQuery(c.q, c.kind, c.o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.q, err)
+		}
+		fast, rd, err := q.matchEngines(mols)
+		if err != nil {
+			t.Fatalf("%s: %v", c.q, err)
+		}
+		bad, nh := 0, 0
+		for i := range mols {
+			nh += int(rd[i])
+			if c.declined {
+				if fast[i] != 2 {
+					bad++
+				}
+				continue
+			}
+			if fast[i] != rd[i] {
+				// 3: Matcher.has on the molecule and on its Graph differ
+				bad++
+				if bad <= 3 {
+					t.Errorf("%s (%s): molecule %d: matcher %d, SubstructMatch %d", c.q, c.kind, i, fast[i], rd[i])
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%s (%s): %d of %d molecules differ (declined %v)", c.q, c.kind, bad, len(mols), c.declined)
+		}
+		hits += nh
+	}
+	if hits == 0 {
+		t.Fatal("no query hit any molecule")
+	}
+	t.Logf("%d queries over %d molecules: %d hits, matcher equal to SubstructMatch", len(matcherCases()), len(mols), hits)
+}
+
+// TestNeedKeepsEveryMatch checks the summary screen (Matcher.Need,
+// MolSet.Summary) against RDKit's SubstructMatch: over NCI molecules held
+// in a MolSet, no molecule that RDKit matches fails the screen, for every
+// query of TestMatcherEqualsSubstructMatch and queries of ring atoms,
+// rare elements, many atoms of one kind (17 chain carbons: counts past
+// 15) and disconnected parts; and the screen drops most non-matching molecules of selective
+// queries (it does something).
+func TestNeedKeepsEveryMatch(t *testing.T) {
+	mols := nciPickles(t)
+	set := NewMolSet(len(mols))
+	defer set.Close()
+	sums := make([]Summary, len(mols))
+	unknown := 0
+	for i, p := range mols {
+		slot := set.Add(fmt.Sprint("m", i), p)
+		if slot < 0 {
+			t.Fatalf("molecule %d not held", i)
+		}
+		sums[i] = set.Summary(slot)
+		if sums[i] == UnknownSummary() {
+			unknown++
+		}
+	}
+	if unknown > len(mols)/10 {
+		t.Errorf("%d of %d molecules have no summary", unknown, len(mols))
+	}
+	cases := matcherCases()
+	for _, q := range []string{
+		"N1CCNCC1", "C1CCOC1", "[#7;R]", "[#8]~[#6]~[#8]", "[Se,Te]", "[B,Si,P]", "[#1]", "[Na,K]", "[Cl]C[Cl]",
+		"C(F)(F)(F)C(F)(F)C(F)(F)C(F)(F)C(F)(F)F", "CCCCCCCCCCCCCCCCC", "S.S", "c1ccsc1", "o1cccc1", "[n+]", "P(=O)(O)O", "N#N", "[I]", "C=N", "S-S",
+		"[#7]1~[#6]~[#6]~[#7]~[#6]~[#6]~1", "*1~*~*~*~*~*~1", "[!#6;R]@[!#6;R]", "[CH2]1[CH2][CH2]1",
+	} {
+		cases = append(cases, matcherCase{q: q, kind: QuerySMARTS})
+	}
+	for _, q := range []string{"C1CCNCC1", "Clc1ccccc1Cl", "O=S(=O)(N)c1ccccc1", "C1CCCCC1.C1CCCCC1", "[Na+]"} {
+		cases = append(cases, matcherCase{q: q, kind: QuerySMILES})
+	}
+	screened := map[string]float64{}
+	for _, c := range cases {
+		q, err := ParseQuery(c.q, c.kind, c.o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.q, err)
+		}
+		_, rd, err := q.matchEngines(mols)
+		if err != nil {
+			t.Fatalf("%s: %v", c.q, err)
+		}
+		m, err := q.Matcher(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		need := m.Need(set)
+		m.Close()
+		if need == nil {
+			if !c.declined {
+				t.Logf("%s (%s): no requirements", c.q, c.kind)
+			}
+			continue
+		}
+		if c.declined {
+			t.Errorf("%s (%s): requirements for a query the matcher declines", c.q, c.kind)
+		}
+		dropped, misses := 0, 0
+		for i := range mols {
+			pass := need.Pass(sums[i])
+			if rd[i] == 1 && !pass {
+				t.Errorf("%s (%s): molecule %d matches but fails the screen (summary %x)", c.q, c.kind, i, sums[i])
+			}
+			if rd[i] == 0 {
+				misses++
+				if !pass {
+					dropped++
+				}
+			}
+		}
+		screened[c.q] = float64(dropped) / float64(max(misses, 1))
+	}
+	for _, q := range []string{"N1CCNCC1", "[Cl,Br,I]c", "S(=O)(=O)[NX3]", "[Se,Te]", "c1ccsc1"} {
+		if screened[q] < 0.5 {
+			t.Errorf("%s: the screen drops %.0f%% of the molecules without a match, want >= 50%%", q, 100*screened[q])
+		}
+	}
+	t.Logf("share of non-matching molecules the screen drops: %v", screened)
+}
+
+// nciPickles are the pickles of RDKit's NCI sample (1,500 with -short).
+func nciPickles(t *testing.T) [][]byte {
+	t.Helper()
 	n := 5000
 	if testing.Short() {
 		n = 1500
@@ -37,13 +165,20 @@ func TestMatcherEqualsSubstructMatch(t *testing.T) {
 	if len(mols) < n*9/10 {
 		t.Fatalf("only %d molecules parsed", len(mols))
 	}
-	type tc struct {
-		q        string
-		kind     QueryKind
-		o        MatchOptions
-		declined bool
-	}
-	cases := []tc{
+	return mols
+}
+
+type matcherCase struct {
+	q        string
+	kind     QueryKind
+	o        MatchOptions
+	declined bool
+}
+
+// matcherCases are the queries of TestMatcherEqualsSubstructMatch.
+func matcherCases() []matcherCase {
+	type tc = matcherCase
+	return []tc{
 		{q: "c1ccccc1", kind: QuerySMARTS}, {q: "c1ccncc1", kind: QuerySMARTS},
 		{q: "[NX3][CX3](=O)", kind: QuerySMARTS}, {q: "[CX3](=O)[OX2H1]", kind: QuerySMARTS},
 		{q: "S(=O)(=O)[NX3]", kind: QuerySMARTS}, {q: "c1ccc2[nH]ccc2c1", kind: QuerySMARTS},
@@ -79,40 +214,4 @@ func TestMatcherEqualsSubstructMatch(t *testing.T) {
 		{q: "[$(C=O)]N", kind: QuerySMARTS, declined: true},
 		{q: "C[C@H](N)C(=O)O", kind: QuerySMILES, o: MatchOptions{Chirality: true}, declined: true},
 	}
-	hits := 0
-	for _, c := range cases {
-		q, err := ParseQuery(c.q, c.kind, c.o)
-		if err != nil {
-			t.Fatalf("%s: %v", c.q, err)
-		}
-		fast, rd, err := q.matchEngines(mols)
-		if err != nil {
-			t.Fatalf("%s: %v", c.q, err)
-		}
-		bad, nh := 0, 0
-		for i := range mols {
-			nh += int(rd[i])
-			if c.declined {
-				if fast[i] != 2 {
-					bad++
-				}
-				continue
-			}
-			if fast[i] != rd[i] {
-				// 3: Matcher.has on the molecule and on its Graph differ
-				bad++
-				if bad <= 3 {
-					t.Errorf("%s (%s): molecule %d: matcher %d, SubstructMatch %d", c.q, c.kind, i, fast[i], rd[i])
-				}
-			}
-		}
-		if bad > 0 {
-			t.Errorf("%s (%s): %d of %d molecules differ (declined %v)", c.q, c.kind, bad, len(mols), c.declined)
-		}
-		hits += nh
-	}
-	if hits == 0 {
-		t.Fatal("no query hit any molecule")
-	}
-	t.Logf("%d queries over %d molecules: %d hits, matcher equal to SubstructMatch", len(cases), len(mols), hits)
 }

@@ -137,7 +137,142 @@ bool keyAppend(std::string &k, long v) {
   return true;
 }
 
+// kindOf is an atom's kind in a Summary: carbon, nitrogen and oxygen
+// aromatic, aliphatic on a cycle, aliphatic on none; sulfur aromatic or
+// not; fluorine, chlorine, bromine, iodine; any other element.
+int kindOf(int z, bool aromatic, bool cyclic) {
+  switch (z) {
+    case 6:
+      return aromatic ? 0 : cyclic ? 1 : 2;
+    case 7:
+      return aromatic ? 3 : cyclic ? 4 : 5;
+    case 8:
+      return aromatic ? 6 : cyclic ? 7 : 8;
+    case 16:
+      return aromatic ? 9 : 10;
+    case 9:
+      return 11;
+    case 17:
+      return 12;
+    case 35:
+      return 13;
+    case 53:
+      return 14;
+    default:
+      return 15;
+  }
+}
+
+// acyclicKinds are the kinds of atoms on no cycle.
+constexpr std::uint16_t acyclicKinds = (1u << 2) | (1u << 5) | (1u << 8);
+
+// kindsOf are the kinds an atom of element z and aromaticity may have,
+// cycle or not.
+std::uint16_t kindsOf(int z, bool aromatic) {
+  return std::uint16_t((1u << kindOf(z, aromatic, true)) | (1u << kindOf(z, aromatic, false)));
+}
+
+// bondBucket is the bond type part of a bond kind.
+int bondBucket(Bond::BondType t) {
+  switch (t) {
+    case Bond::SINGLE:
+      return 0;
+    case Bond::DOUBLE:
+      return 1;
+    case Bond::TRIPLE:
+      return 2;
+    case Bond::AROMATIC:
+      return 3;
+    default:
+      return 4;
+  }
+}
+
+// bondBit is the Summary bit of a bond of type bucket t between atoms of
+// kinds a and b (a hash: kinds share bits), -1 for a bond between two
+// carbons: nearly every molecule has those, a bit would tell nothing.
+int bondBit(int a, int b, int t) {
+  if (a > b) std::swap(a, b);
+  if (b <= 2) return -1;
+  std::uint64_t x = (std::uint64_t(a) * 16 + std::uint64_t(b)) * 5 + std::uint64_t(t) + 1;
+  return int((x * 0x9E3779B97F4A7C15ull) >> 58);
+}
+
+// cyclicAtoms marks the atoms of m that lie on a cycle of its graph: those
+// with a bond that is not a bridge (Tarjan's low-link, iterative). Our own
+// graph walk rather than RDKit's ring perception: a match maps a query
+// cycle onto a molecule cycle, whatever rings RDKit's SSSR lists.
+std::vector<char> cyclicAtoms(const ROMol &m) {
+  const unsigned n = m.getNumAtoms();
+  std::vector<std::vector<unsigned>> adj(n);
+  for (const auto b : m.bonds()) {
+    adj[b->getBeginAtomIdx()].push_back(b->getEndAtomIdx());
+    adj[b->getEndAtomIdx()].push_back(b->getBeginAtomIdx());
+  }
+  std::vector<int> disc(n, -1), low(n, 0), parent(n, -1);
+  std::vector<unsigned> next(n, 0), stack;
+  std::vector<char> cyc(n, 0);
+  int t = 0;
+  for (unsigned r = 0; r < n; r++) {
+    if (disc[r] >= 0) continue;
+    disc[r] = low[r] = t++;
+    stack.push_back(r);
+    while (!stack.empty()) {
+      unsigned v = stack.back();
+      if (next[v] < adj[v].size()) {
+        unsigned w = adj[v][next[v]++];
+        if (disc[w] < 0) {
+          parent[w] = int(v);
+          disc[w] = low[w] = t++;
+          stack.push_back(w);
+        } else if (int(w) != parent[v]) {
+          // a bond back to an atom found earlier (molecules have no two
+          // bonds between the same atoms)
+          low[v] = std::min(low[v], disc[w]);
+        }
+        continue;
+      }
+      stack.pop_back();
+      if (parent[v] >= 0) {
+        unsigned p = unsigned(parent[v]);
+        low[p] = std::min(low[p], low[v]);
+        if (low[v] <= disc[p]) cyc[p] = cyc[v] = 1;  // p-v is no bridge
+      }
+    }
+  }
+  return cyc;
+}
+
 }  // namespace
+
+Summary summarize(const ROMol &m, const Graph &g) {
+  Summary s;
+  if (g.empty()) return s;
+  const unsigned n = g[0], nb2 = g[1];
+  const std::uint16_t *acls = &g[2], *bcls = acls + n + (n + 1) + nb2;
+  for (unsigned i = 0; i < n; i++) {
+    if (acls[i] == Classes::kNone) return s;
+  }
+  for (unsigned j = 0; j < nb2; j++) {
+    if (bcls[j] == Classes::kNone) return s;
+  }
+  auto cyc = cyclicAtoms(m);
+  std::vector<int> kind(n);
+  std::uint64_t counts = 0, bonds = 0;
+  for (unsigned i = 0; i < n; i++) {
+    const Atom *a = m.getAtomWithIdx(i);
+    kind[i] = kindOf(a->getAtomicNum(), a->getIsAromatic(), cyc[i] != 0);
+    unsigned sh = 4 * unsigned(kind[i]);
+    if (((counts >> sh) & 15) != 15) counts += std::uint64_t(1) << sh;
+  }
+  for (const auto b : m.bonds()) {
+    int bit = bondBit(kind[b->getBeginAtomIdx()], kind[b->getEndAtomIdx()], bondBucket(b->getBondType()));
+    if (bit >= 0) bonds |= std::uint64_t(1) << bit;
+  }
+  s.counts = counts;
+  s.bonds = bonds;
+  return s;
+}
 
 std::uint16_t Classes::atomClass(const Atom *a) {
   // Every property a classAtomQueries primitive reads, by the accessor its
@@ -428,6 +563,93 @@ bool Matcher::bondClass(const Bond *qb, std::uint16_t c, const Classes &cls) {
   int8_t &v = t[c];
   if (v < 0) v = bondCompat(qb, cls.bond(c), ps_) ? 1 : 0;
   return v != 0;
+}
+
+int Matcher::need(const Classes &cls, std::uint64_t *out, int cap) {
+  if (!usable_ || cap < 2) return 0;
+  const unsigned nq = qatoms_.size();
+  const auto cyc = cyclicAtoms(q_);
+  // the kinds each query atom can take: those of the classes it matches
+  // (every held molecule's atoms have a class, or the molecule's Summary
+  // is all ones), only those on a cycle if the atom is on one of the query
+  std::vector<std::uint16_t> kinds(nq);
+  for (unsigned qa = 0; qa < nq; qa++) {
+    std::uint16_t k = 0;
+    if (!atomByClass_[qa]) {
+      k = 0xffff;
+    } else {
+      for (std::size_t c = 0; c < cls.atomClasses(); c++) {
+        const Atom *r = cls.atom(std::uint16_t(c));
+        std::uint16_t e = kindsOf(r->getAtomicNum(), r->getIsAromatic());
+        if ((k & e) != e && atomClass(qa, std::uint16_t(c), cls)) k |= e;
+      }
+    }
+    if (cyc[qa]) k &= std::uint16_t(~acyclicKinds);
+    kinds[qa] = k;
+  }
+  // at least as many atoms of the kinds of a set as query atoms whose
+  // kinds it includes; an empty mask would also stop the molecules whose
+  // Summary is all ones: never written
+  std::vector<std::uint64_t> atomNeeds, bondNeeds;
+  std::vector<std::uint16_t> sets;
+  for (unsigned qa = 0; qa < nq; qa++) {
+    std::uint16_t s = kinds[qa];
+    if (s == 0 || s == 0xffff || std::find(sets.begin(), sets.end(), s) != sets.end()) continue;
+    sets.push_back(s);
+  }
+  std::stable_sort(sets.begin(), sets.end(), [](std::uint16_t a, std::uint16_t b) {
+    return __builtin_popcount(a) < __builtin_popcount(b);
+  });
+  for (std::uint16_t s : sets) {
+    unsigned cnt = 0;
+    for (unsigned qa = 0; qa < nq; qa++) {
+      if ((kinds[qa] & ~s) == 0) cnt++;
+    }
+    atomNeeds.push_back(std::uint64_t(s) | (std::uint64_t(std::min(cnt, 15u)) << 16));
+  }
+  // a bond of one of the kinds a query bond can take
+  for (const auto qb : q_.bonds()) {
+    unsigned types = 0;
+    if (!bondByClass_[qb->getIdx()]) {
+      types = 0x1f;
+    } else {
+      for (std::size_t c = 0; c < cls.bondClasses(); c++) {
+        unsigned t = 1u << bondBucket(cls.bond(std::uint16_t(c))->getBondType());
+        if (!(types & t) && bondClass(qb, std::uint16_t(c), cls)) types |= t;
+      }
+    }
+    std::uint16_t ka = kinds[qb->getBeginAtomIdx()], kb = kinds[qb->getEndAtomIdx()];
+    std::uint64_t mask = 0;
+    bool always = false;
+    for (int a = 0; a < 16 && !always; a++) {
+      if (!(ka >> a & 1)) continue;
+      for (int b = 0; b < 16 && !always; b++) {
+        if (!(kb >> b & 1)) continue;
+        for (int t = 0; t < 5; t++) {
+          if (!(types >> t & 1)) continue;
+          int bit = bondBit(a, b, t);
+          if (bit < 0) {
+            always = true;
+            break;
+          }
+          mask |= std::uint64_t(1) << bit;
+        }
+      }
+    }
+    if (always || mask == 0 || mask == ~std::uint64_t(0)) continue;
+    if (std::find(bondNeeds.begin(), bondNeeds.end(), mask) == bondNeeds.end()) bondNeeds.push_back(mask);
+  }
+  std::stable_sort(bondNeeds.begin(), bondNeeds.end(), [](std::uint64_t a, std::uint64_t b) {
+    return __builtin_popcountll(a) < __builtin_popcountll(b);
+  });
+  int w = 0;
+  int k = std::min<int>(int(atomNeeds.size()), cap - 2);
+  out[w++] = std::uint64_t(k);
+  for (int i = 0; i < k; i++) out[w++] = atomNeeds[i];
+  int b = std::min<int>(int(bondNeeds.size()), cap - w - 1);
+  out[w++] = std::uint64_t(b);
+  for (int i = 0; i < b; i++) out[w++] = bondNeeds[i];
+  return w;
 }
 
 // Classed is has's molecule with its Graph: atoms and bonds by class where

@@ -4,6 +4,7 @@
 #define MOLGRAPH_CHEM_MG_MATCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 #include <GraphMol/ROMol.h>
@@ -52,6 +53,23 @@ class Classes {
   std::uint16_t bondClass(const RDKit::Bond *b);
 };
 
+// Summary is what the search index keeps of a held molecule beside its
+// pattern fingerprint, for a screen that runs before any matching
+// (Matcher::need): per atom kind (kindOf: element, aromatic, on a cycle)
+// the count of the molecule's atoms of that kind, 4 bits each, saturated
+// at 15; and one bit per kind of bond between atom kinds (bondBit), where
+// at least one end is not a carbon. All ones: nothing known (every
+// requirement holds).
+struct Summary {
+  std::uint64_t counts = ~std::uint64_t(0);
+  std::uint64_t bonds = ~std::uint64_t(0);
+};
+// summarize is m's Summary, or all ones if the Graph g (from cls) is empty
+// or has an atom or bond without a class: Matcher::need learns which kinds
+// a query atom can take from the classes, so it knows nothing of such an
+// atom.
+Summary summarize(const RDKit::ROMol &m, const Graph &g);
+
 // Matcher answers "has molecule m a substructure match of the query" with
 // RDKit's own atom and bond comparisons (atomCompat, bondCompat) and final
 // check, so its answer is SubstructMatch's; see mg_match.cpp for why it is
@@ -70,6 +88,15 @@ class Matcher {
   // once per class and query atom (a table lookup after that), the others
   // by RDKit on m. The same answer as has(m).
   bool has(const RDKit::ROMol &m, const Graph &g, const Classes &cls);
+  // need writes the requirements every molecule with a match meets, as
+  // its Summary tells them (usable() must hold; the classes must include
+  // those of every molecule screened, so that a query atom's kinds are
+  // known): out[0] = K, then K words "kind mask | count << 16" (at least
+  // count atoms of the kinds in the mask), then B, then B masks of bond
+  // bits (at least one of them set). Requirements that do not fit in cap
+  // words are left out (the screen is then weaker, never wrong). Returns
+  // the words written.
+  int need(const Classes &cls, std::uint64_t *out, int cap);
 
  private:
   struct Step {
@@ -124,6 +151,17 @@ extern "C" {
 int mg_match_engines(const char *text, size_t len, int kind, int flags,
                      const char *pickles, const size_t *offsets, int n,
                      unsigned char *fast, unsigned char *rdkit, char **err);
+
+// The summary screen (mg::Summary, implemented with mg_molset in
+// mg_fp.cpp). mg_molset_summary writes the Summary of the molecule in a
+// slot (all ones if there is none); mg_molset_need writes the matcher's
+// requirements (mg::Matcher::need) over the set's classes, and returns
+// the words written, 0 when the matcher has none to give (a
+// superstructure query, one mg::Matcher cannot take).
+struct mg_molset;
+struct mg_matcher;
+void mg_molset_summary(struct mg_molset *s, int32_t slot, uint64_t *out);
+int mg_molset_need(struct mg_molset *s, struct mg_matcher *m, uint64_t *out, int cap);
 
 #ifdef __cplusplus
 }

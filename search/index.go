@@ -52,6 +52,10 @@ type bucket struct {
 	ids     []byte
 	// slots name the molecules in Index.mols (-1: not held there)
 	slots []int32
+	// sums are the chem.Summary of each molecule (two words each), for the
+	// screen after the pattern fingerprint's; empty when the index holds
+	// no molecules (Options.CacheMolecules 0)
+	sums []uint64
 }
 
 func (b *bucket) len() int { return len(b.ids) / idLen }
@@ -162,12 +166,15 @@ func popcount(f *chem.FP) int {
 	return n
 }
 
-func (v *view) add(suffix []byte, m, p *chem.FP, slot int32) {
+func (v *view) add(suffix []byte, m, p *chem.FP, slot int32, sum *chem.Summary) {
 	b := &v.b[popcount(m)]
 	b.morgan = append(b.morgan, m[:]...)
 	b.pattern = append(b.pattern, p[:]...)
 	b.ids = append(b.ids, suffix...)
 	b.slots = append(b.slots, slot)
+	if sum != nil {
+		b.sums = append(b.sums, sum[:]...)
+	}
 	v.n++
 }
 
@@ -260,6 +267,7 @@ func (v *view) trim() {
 		b.pattern = append([]uint64(nil), b.pattern...)
 		b.ids = append([]byte(nil), b.ids...)
 		b.slots = append([]int32(nil), b.slots...)
+		b.sums = append([]uint64(nil), b.sums...)
 	}
 }
 
@@ -284,7 +292,7 @@ func (x *Index) Bytes() int64 {
 	var n int64
 	for i := range v.b {
 		b := &v.b[i]
-		n += int64(cap(b.morgan)*8 + cap(b.pattern)*8 + cap(b.ids) + cap(b.slots)*4)
+		n += int64(cap(b.morgan)*8 + cap(b.pattern)*8 + cap(b.ids) + cap(b.slots)*4 + cap(b.sums)*8)
 	}
 	return n + int64(len(v.b))*72
 }
@@ -330,10 +338,16 @@ func (x *Index) apply(kvs []graph.SideEntry) {
 			nv = &c
 		}
 		slot := int32(-1)
+		var sum *chem.Summary
 		if x.mols != nil {
 			slot = x.mols.Slot(string(kv.Key[len(prefixFP):]))
+			s := chem.UnknownSummary()
+			if slot >= 0 {
+				s = x.mols.Summary(slot)
+			}
+			sum = &s
 		}
-		nv.add(suffix, m, p, slot)
+		nv.add(suffix, m, p, slot, sum)
 	}
 	if removed != nil {
 		if nv == nil {
@@ -363,6 +377,9 @@ func (v *view) remove(gone map[string]bool) {
 			nb.pattern = append(nb.pattern, b.pattern[i*chem.FPWords:(i+1)*chem.FPWords]...)
 			nb.ids = append(nb.ids, b.ids[i*idLen:(i+1)*idLen]...)
 			nb.slots = append(nb.slots, b.slots[i])
+			if len(b.sums) > 0 {
+				nb.sums = append(nb.sums, b.sums[2*i:2*i+2]...)
+			}
 		}
 		if changed {
 			v.n -= b.len() - nb.len()

@@ -181,6 +181,17 @@ var substructureQueries = []refQuery{
 	{Query: "[#7;R]@[#6;R]@[#7;R]", Format: "smarts"},
 	{Query: "[R;N]~[X3;O]", Format: "smarts"},
 	{Query: "[H1;O]C=O", Format: "smarts"},
+	// queries the summary screen (chem.Need) narrows: ring atoms, rare
+	// elements, counts past 15, disconnected parts
+	{Query: "N1CCNCC1", Format: "smarts"},
+	{Query: "[Cl,Br,I]c", Format: "smarts"},
+	{Query: "S(=O)(=O)[NX3]", Format: "smarts"},
+	{Query: "[#7]1~[#6]~[#6]~[#7]~[#6]~[#6]~1", Format: "smarts"},
+	{Query: "c1ccsc1", Format: "smarts"},
+	{Query: "[Na,K,Li]", Format: "smarts"},
+	{Query: "CCCCCCCCCCCCCCCCC", Format: "smarts"},
+	{Query: "[N+;!R]", Format: "smarts"},
+	{Query: "Brc1ccccc1.Cl", Format: "smarts"},
 	{Query: "c1ccccc1C(=O)N", Format: "smiles"},
 	{Query: "CC(=O)O", Format: "smiles"},
 	{Query: "c1ccc2[nH]ccc2c1", Format: "smiles"},

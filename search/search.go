@@ -338,6 +338,18 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 		workers = x.opt.Workers
 	}
 	qp := q.Pattern[:]
+	// The summary screen (chem.Need) of the molecules held in memory, read
+	// after the view so that the classes of all its molecules are known;
+	// its matcher is the first worker's.
+	var need *chem.Need
+	var first *chem.Matcher
+	if x.mols != nil {
+		var err error
+		if first, err = q.Matcher(super); err != nil {
+			return nil, fmt.Errorf("search: substructure: %w", err)
+		}
+		need = first.Need(x.mols)
+	}
 	results := make([][]Hit, workers)
 	errs := make([]error, workers)
 	var next atomic.Int64
@@ -355,6 +367,9 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 			var out []Hit
 			// this worker's query copy, made at its first batch
 			var m *chem.Matcher
+			if w == 0 {
+				m = first
+			}
 			defer func() {
 				if m != nil {
 					m.Close()
@@ -406,6 +421,9 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 				for j := s.lo; j < s.hi; j++ {
 					mp := b.pattern[j*chem.FPWords : (j+1)*chem.FPWords]
 					if !screen(qp, mp, super) {
+						continue
+					}
+					if need != nil && len(b.sums) > 0 && !need.Pass(chem.Summary(b.sums[2*j:2*j+2])) {
 						continue
 					}
 					if sl := b.slots[j]; sl >= 0 {
