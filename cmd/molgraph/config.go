@@ -60,7 +60,7 @@ func serveOptions() []option {
 		{"sparql-max-query", "MOLGRAPH_SPARQL_MAX_QUERY", "1MiB", "longest SPARQL query text, checked before parsing; past it: 413 query_too_large"},
 		{"sparql-max-memory", "MOLGRAPH_SPARQL_MAX_MEMORY", "256MiB", "memory budget of one SPARQL query (ORDER BY, GROUP BY, DISTINCT, sub-queries, CONSTRUCT results, path searches); past it: 400 query_memory_exceeded"},
 		{"sparql-max-literal", "MOLGRAPH_SPARQL_MAX_LITERAL", "1MiB", "longest string a SPARQL function or GROUP_CONCAT may build (and decimal size in digits); past it the expression is unbound (false in FILTER)"},
-		{"sparql-helpers", "MOLGRAPH_SPARQL_HELPERS", "-1", "spare workers that SPARQL queries share to run a large star (a BGP's leading scan past 8,192 triples) on more than one core, borrowed only while free, so one query uses at most 1+N cores and a loaded server runs its queries on one core each; -1: one less than the CPUs; 0: none"},
+		{"sparql-helpers", "MOLGRAPH_SPARQL_HELPERS", "0", "spare workers that SPARQL queries share to run a large star (a BGP's leading scan past 8,192 triples) on more than one core, borrowed only while free, so one query uses at most 1+N cores; -1: one less than the CPUs; 0: none (the default until a quiet run shows a gain: on the shared build machine it did not pay)"},
 		{"graphql-max-depth", "MOLGRAPH_GRAPHQL_MAX_DEPTH", "10", "deepest GraphQL field nesting"},
 		{"graphql-max-cost", "MOLGRAPH_GRAPHQL_MAX_COST", "10000", "largest estimated GraphQL cost (fields, multiplied by page sizes)"},
 		{"graphql-max-tokens", "MOLGRAPH_GRAPHQL_MAX_TOKENS", "10000", "most lexical tokens in a GraphQL query, checked while parsing; past it: 400 query_too_complex"},

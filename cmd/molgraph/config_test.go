@@ -44,7 +44,6 @@ func TestServeConfigDefaults(t *testing.T) {
 	want.chem3D = chem3DConfig{maxHeavyAtoms: 100, maxRotatableBonds: 30, maxAttempts: 200, mmffIters: 2000,
 		timeout: 20 * time.Second, mode: "process", memory: 1 << 30, max2DHeavyAtoms: 300}
 	want.sparqlMaxMemory = 256 << 20
-	want.sparqlHelpers = -1
 	want.structureSearch = true
 	want.nats = natsConfig{url: "embedded", deployment: "molgraph", ackWait: time.Minute, queue: "local",
 		listen: "127.0.0.1:4222", localSlots: -1}

@@ -93,7 +93,8 @@
 //   - Stars on two cores (star_par.go). After a star's first 8 batches
 //     (8,192 first-step triples), it borrows spare workers from
 //     Options.Helpers (a pool shared by all queries, taken without
-//     waiting: none free, it stays sequential); from then on each raw
+//     waiting: none free, it stays sequential; the server lends none by
+//     default, since on the shared build machine it did not pay); from then on each raw
 //     batch of the scan is run through the star's steps and folded
 //     filters by an idle helper (its own column cursors) or, when none is
 //     idle, by the query's goroutine, which binds the batches' outputs
