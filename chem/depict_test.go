@@ -1,18 +1,17 @@
 package chem
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/molgraph/molgraph/internal/sharedtest"
 )
 
 // depictHighlight is RDKit's default highlight colour, (1, 0.5, 0.5).
@@ -107,19 +106,8 @@ for smi, sma in json.load(sys.stdin):
         out.append(list(m.GetSubstructMatch(q)))
 json.dump(out, sys.stdout)
 `
-	in, _ := json.Marshal(pairs)
-	cmd := exec.Command("/usr/bin/python3", "-c", script)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Skipf("needs Debian python3-rdkit: %v %s", err, stderr.String())
-	}
 	var res []*[]int
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatal(err)
-	}
+	sharedtest.PythonJSON(t, script, pairs, &res)
 	for _, r := range res {
 		if r == nil {
 			matches, unparsed = append(matches, nil), append(unparsed, true)

@@ -1,10 +1,9 @@
 package chem
 
 import (
-	"bytes"
-	"encoding/json"
-	"os/exec"
 	"testing"
+
+	"github.com/molgraph/molgraph/internal/sharedtest"
 )
 
 // TestPatternFingerprintFast: mg_pattern.cpp's walk gives the bits of
@@ -64,18 +63,10 @@ for smi in json.load(sys.stdin):
     out.append(None if m is None else list(Chem.PatternFingerprint(m, 2048).GetOnBits()))
 json.dump(out, sys.stdout)
 `
-	in, _ := json.Marshal(smiles)
-	cmd := exec.Command("/usr/bin/python3", "-c", script)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Skipf("needs Debian python3-rdkit: %v %s", err, stderr.String())
-	}
 	var want []*[]int
-	if err := json.Unmarshal(out, &want); err != nil || len(want) != len(smiles) {
-		t.Fatalf("python: %v, %d answers for %d SMILES", err, len(want), len(smiles))
+	sharedtest.PythonJSON(t, script, smiles, &want)
+	if len(want) != len(smiles) {
+		t.Fatalf("python: %d answers for %d SMILES", len(want), len(smiles))
 	}
 	checked := 0
 	for i, smi := range smiles {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/graph"
-	"github.com/molgraph/molgraph/jobs"
 	"github.com/molgraph/molgraph/jobs/batch"
 	"github.com/molgraph/molgraph/search"
 )
@@ -31,19 +30,7 @@ func sideEntries(t *testing.T, st *graph.Store, prefix string) map[string][]byte
 // Register, through reg.
 func registerAll(t *testing.T, st *graph.Store, reg *batch.Registry, lines []string) {
 	t.Helper()
-	task := batch.NewTask(reg, batch.TaskOptions{ChunkRecords: 100})
-	runner, err := jobs.NewRunner(st, base, []jobs.Task{task}, jobs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer runner.Close()
-	if _, err := runner.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	j := submit(t, st, task, runner, lines)
-	if j = waitFor(t, runner, j.IRI, func(j jobs.Job) bool { return j.Status.Finished() }); j.Status != jobs.Succeeded {
-		t.Fatalf("job %+v", j)
-	}
+	runJobOn(t, st, batch.NewTask(reg, batch.TaskOptions{ChunkRecords: 100}), lines)
 	if _, _, err := reg.Register(context.Background(), batch.Input{Format: chem.FormatSMILES, Content: "CC(=O)Oc1ccccc1C(=O)O"}); err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,13 @@ func runBatchJob(t *testing.T, reg func(*graph.Store) *batch.Task, lines []strin
 	t.Helper()
 	st := openStore(t, t.TempDir())
 	t.Cleanup(func() { st.Close() })
-	task := reg(st)
+	return st, runJobOn(t, st, reg(st), lines)
+}
+
+// runJobOn runs lines as one batch job of task on st with a runner of its
+// own and returns the job, failing t unless it succeeded.
+func runJobOn(t *testing.T, st *graph.Store, task *batch.Task, lines []string) jobs.Job {
+	t.Helper()
 	runner, err := jobs.NewRunner(st, base, []jobs.Task{task}, jobs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +78,7 @@ func runBatchJob(t *testing.T, reg func(*graph.Store) *batch.Task, lines []strin
 	if j.Status != jobs.Succeeded {
 		t.Fatalf("job %+v", j)
 	}
-	return st, j
+	return j
 }
 
 // TestQueuedBatchNATS (scale-out T5): the NCI sample (4,999 records, 1,000
