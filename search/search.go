@@ -80,17 +80,70 @@ func sortHits(h []Hit) {
 	})
 }
 
-// tanimoto is RDKit's TanimotoSimilarity on two fingerprints of popcounts
-// a and b.
-func tanimoto(q, m []uint64, a, b int) float64 {
-	c := 0
-	for i := range chem.FPWords {
-		c += bits.OnesCount64(q[i] & m[i])
-	}
+// score is RDKit's TanimotoSimilarity of fingerprints of popcounts a and
+// b that share c bits.
+func score(c, a, b int) float64 {
 	if a+b-c == 0 {
 		return 1
 	}
 	return float64(c) / float64(a+b-c)
+}
+
+// minShared is the fewest shared bits that give fingerprints of popcounts
+// a and b a score of at least t (as score computes it, so the cut is
+// exact), min(a, b)+1 when none does. score grows with c, and c >= t(a+b)/(1+t)
+// in exact arithmetic: the search starts just below that.
+func minShared(a, b int, t float64) int {
+	lo := max(0, int(t*float64(a+b)/(1+t))-2)
+	for c := lo; c <= min(a, b); c++ {
+		if score(c, a, b) >= t {
+			return c
+		}
+	}
+	return min(a, b) + 1
+}
+
+// queryScan intersects a query fingerprint with the index's: only the
+// query's nonzero words, the densest first, stopping as soon as the bits
+// the query has left cannot reach the shared bits a hit needs. Most
+// molecules a threshold or top-k scan visits are no hit, and for a
+// drug-like query (about 50 of 2,048 bits, in ~25 of 32 words) a few
+// words usually settle it.
+type queryScan struct {
+	q     [chem.FPWords]uint64
+	words []int // nonzero words of q, most bits first
+	rest  []int // rest[k]: the bits of q in words[k:]
+}
+
+func newQueryScan(q *chem.FP) *queryScan {
+	s := &queryScan{q: *q}
+	for i, w := range q {
+		if w != 0 {
+			s.words = append(s.words, i)
+		}
+	}
+	slices.SortStableFunc(s.words, func(i, j int) int {
+		return cmp.Compare(bits.OnesCount64(q[j]), bits.OnesCount64(q[i]))
+	})
+	s.rest = make([]int, len(s.words)+1)
+	for k := len(s.words) - 1; k >= 0; k-- {
+		s.rest[k] = s.rest[k+1] + bits.OnesCount64(q[s.words[k]])
+	}
+	return s
+}
+
+// shared returns the bits the query shares with m and true, or false as
+// soon as fewer than cmin can be shared.
+func (s *queryScan) shared(m []uint64, cmin int) (int, bool) {
+	mm := (*[chem.FPWords]uint64)(m)
+	c := 0
+	for k, i := range s.words {
+		if k&3 == 0 && c+s.rest[k] < cmin {
+			return c, false
+		}
+		c += bits.OnesCount64(s.q[i&(chem.FPWords-1)] & mm[i&(chem.FPWords-1)])
+	}
+	return c, c >= cmin
 }
 
 // bound is the best Tanimoto score of fingerprints of popcounts a and b.
@@ -182,7 +235,7 @@ func (x *Index) SimilarFP(ctx context.Context, qfp *chem.FP, o SimilarOptions) (
 	if total > parallelAbove {
 		workers = x.opt.Workers
 	}
-	q := qfp[:]
+	qs := newQueryScan(qfp)
 	results := make([][]Hit, workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -210,8 +263,22 @@ func (x *Index) SimilarFP(ctx context.Context, qfp *chem.FP, o SimilarOptions) (
 					continue // and every later span: bounds only fall
 				}
 				b := &v.b[s.b]
+				// cmin: the shared bits a hit needs; with a full top-k
+				// heap a score equal to its worst may still enter (ids
+				// break ties), so its score is the cut.
+				cut := func() int {
+					if o.Top > 0 && len(h) == o.Top {
+						return minShared(a, s.b, max(o.Threshold, h[0].Score))
+					}
+					return minShared(a, s.b, o.Threshold)
+				}
+				cmin := cut()
 				for j := s.lo; j < s.hi; j++ {
-					sc := tanimoto(q, b.morgan[j*chem.FPWords:(j+1)*chem.FPWords], a, s.b)
+					c, ok := qs.shared(b.morgan[j*chem.FPWords:(j+1)*chem.FPWords], cmin)
+					if !ok {
+						continue
+					}
+					sc := score(c, a, s.b)
 					if sc < o.Threshold {
 						continue
 					}
@@ -226,6 +293,7 @@ func (x *Index) SimilarFP(ctx context.Context, qfp *chem.FP, o SimilarOptions) (
 							h[0] = hit
 							heap.Fix(&h, 0)
 						}
+						cmin = cut()
 						continue
 					}
 					out = append(out, Hit{ID: b.id(j), Score: sc})
