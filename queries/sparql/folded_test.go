@@ -172,7 +172,6 @@ func foldStoreN(t *testing.T, n int) *graph.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ctx := context.Background()
 	rng := rand.New(rand.NewSource(11))
 	tricky := trickyValues()
 	var qs []quad.Quad
@@ -204,15 +203,7 @@ func foldStoreN(t *testing.T, n int) *graph.Store {
 			qs = append(qs, tr(m, "odd", tricky[(i/5)%len(tricky)]))
 		}
 	}
-	if err := st.PutGraph(ctx, "http://g/1", qs); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.BuildColumns(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.BuildValues(ctx); err != nil {
-		t.Fatal(err)
-	}
+	putIndexed(t, st, "http://g/1", qs)
 	return st
 }
 
@@ -383,5 +374,21 @@ func TestFoldedReadsNoTerms(t *testing.T) {
 				t.Errorf("%s: %d terms decoded by the evaluator, want <= %d", tc.q, ex.decodes, tc.maxDecs)
 			}
 		}
+	}
+}
+
+// putIndexed writes qs as graph g of st and rebuilds the id columns and
+// the value column over the whole store, as a commit of the service does.
+func putIndexed(t *testing.T, st *graph.Store, g quad.IRI, qs []quad.Quad) {
+	t.Helper()
+	ctx := context.Background()
+	if err := st.PutGraph(ctx, g, qs); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.BuildColumns(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.BuildValues(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -84,15 +84,7 @@ func TestSharedMatchesTerms(t *testing.T) {
 			quad.Quad{Subject: m, Predicate: quad.IRI("http://example.org/label"), Object: quad.LangString{Value: "x", Lang: lang}},
 			quad.Quad{Subject: quad.IRI(fmt.Sprintf("http://example.org/r%d", i)), Predicate: quad.IRI("http://example.org/about"), Object: m})
 	}
-	if err := st.PutGraph(ctx, "http://g/2", qs); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.BuildColumns(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.BuildValues(ctx); err != nil {
-		t.Fatal(err)
-	}
+	putIndexed(t, st, "http://g/2", qs)
 	const pre = "PREFIX : <http://example.org/> "
 	queries := append([]string{
 		"SELECT (COUNT(?m) AS ?n) WHERE { ?m :type :Molecule . FILTER NOT EXISTS { ?c :species ?m } }",

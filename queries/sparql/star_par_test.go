@@ -17,22 +17,13 @@ import (
 func parStore(t *testing.T) Source {
 	t.Helper()
 	st := foldStoreN(t, 6000)
-	ctx := context.Background()
 	var qs []quad.Quad
 	for i := 0; i < 6000; i += 2 {
 		for j := range 12 {
 			qs = append(qs, tr(fmt.Sprintf("m%d", i), "tag", xsdLit(fmt.Sprint((i+j)%17), "integer")))
 		}
 	}
-	if err := st.PutGraph(ctx, "http://g/2", qs); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.BuildColumns(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.BuildValues(ctx); err != nil {
-		t.Fatal(err)
-	}
+	putIndexed(t, st, "http://g/2", qs)
 	return st
 }
 
