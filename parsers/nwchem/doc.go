@@ -18,6 +18,10 @@
 //     next geometry) are skipped, as cclib does, so that there is one SCF
 //     energy per optimisation geometry; "The SCF is already converged"
 //     reprints count as the solution of their geometry.
+//   - Method: the functional of the DFT module's "XC Information", "HF" for
+//     the SCF module, "MP2" when the MP2 module ran, or the CCSD module's
+//     "level of theory" ("CCSD", "CCSD(T)"); the SCF energies of a
+//     correlated task are those of its reference.
 //   - Multiplicity: the DFT module prints it; the SCF module prints closed
 //     and open shells (RHF/ROHF: 2S+1 = open+1) or, for UHF, only the α and
 //     β electron counts, from which it is derived as n_α − n_β + 1 (cclib
@@ -48,7 +52,9 @@
 //     Rotational constants are converted from cm⁻¹ with qm.WavenumberToGHz.
 //   - Normal termination: a task terminated normally if it printed "Task
 //     times" without an error banner ("… failed"); the last task needs the
-//     final "Total times" too. An aborted SCF is therefore false, not absent.
+//     final "Total times" too. An aborted SCF is therefore false, not absent;
+//     so is a run stopped by an input error ("There is an error in the
+//     specified basis set", kept as a warning).
 //
 // There is no maintained Go library for NWChem output; cclib (Python) is the
 // reference this parser is tested against.

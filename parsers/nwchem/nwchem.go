@@ -229,6 +229,11 @@ func (p *parser) line(b []byte) {
 			if bytes.Contains(t, []byte("Frequency Analysis")) {
 				st.c.AddJob(qm.JobFrequency)
 			}
+			if bytes.HasPrefix(t, []byte("NWChem MP2 ")) {
+				// "task mp2": the SCF module ran first; the level of
+				// theory is MP2 (the SCF energy stays the reference's).
+				st.method = "MP2"
+			}
 		}
 	case 'O':
 		switch {
@@ -338,6 +343,13 @@ func (p *parser) line(b []byte) {
 	case 'd':
 		if bytes.HasPrefix(t, []byte("d=")) {
 			st.scfIters++
+		}
+	case 'l':
+		// The CCSD module ("task ccsd", "task ccsd(t)"): "level of theory    ccsd".
+		if bytes.HasPrefix(t, []byte("level of theory")) {
+			if fs := qm.Fields(t, p.fields); len(fs) == 4 && len(fs[3]) < 20 {
+				st.method = strings.ToUpper(string(fs[3]))
+			}
 		}
 	case 'T':
 		switch {
@@ -450,6 +462,13 @@ func (p *parser) line(b []byte) {
 	// Error banners: a rule, then "scf energy failed   0", "dft optimize failed  0".
 	afterRule := p.rule
 	p.rule = len(t) > 20 && t[0] == '-' && t[len(t)-1] == '-'
+	if afterRule && bytes.HasPrefix(t, []byte("There is an error in")) {
+		// Input errors (a basis set that does not exist, a bad input
+		// line) end the run before any module: "There is an error in the
+		// specified basis set".
+		st.failed = true
+		c.Warn(string(t))
+	}
 	if afterRule && bytes.Contains(t, []byte(" failed")) {
 		fs := qm.Fields(t, p.fields)
 		p.fields = fs

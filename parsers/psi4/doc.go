@@ -19,7 +19,10 @@
 // apart in the output), each call is a job step, returned as a qm.Group: a
 // call ends when its work is done (its SCF energy; "Optimization is
 // complete"; the Gibbs energy of a frequency analysis) and the next starts
-// at the next "tstart() called" line. Otherwise the log is one calculation.
+// at the next "tstart() called" line. Otherwise the log is one calculation;
+// if every call of the input names the same correlated method (mp2, sapt0,
+// ccsd(t), ...), that method, upper case, is its Method (the SCF energies
+// are the reference's), since the output names it in no fixed place.
 //
 // There is no maintained Go library for Psi4 output; cclib (Python) is the
 // reference this parser is tested against.

@@ -28,7 +28,10 @@ func Parse(r io.Reader) (*qm.Calculation, error) {
 }
 
 // driverCall is one Psi4 driver call of the input: its job type.
-type driverCall struct{ job qm.JobType }
+type driverCall struct {
+	job    qm.JobType
+	method string // as written, lower case: "scf", "b3lyp", "mp2", "sapt0"
+}
 
 var (
 	reCall = regexp.MustCompile(`(?:^|[^\w.])(energy|optimize|opt|frequency|frequencies|freq|hessian|gradient|properties|prop)\s*\(\s*['"]([^'"]*)['"]`)
@@ -104,6 +107,9 @@ func (s *stepper) inputLine(raw, t []byte) {
 	}
 	for _, m := range calls {
 		method := strings.TrimSpace(m[2])
+		if i := strings.IndexByte(method, '/'); i >= 0 {
+			method = method[:i] // "mp2/cc-pvdz": method/basis
+		}
 		if reCorrelated.MatchString(method) {
 			s.splittable = false
 		}
@@ -115,7 +121,7 @@ func (s *stepper) inputLine(raw, t []byte) {
 			job = qm.JobFrequency
 		}
 		if len(s.calls) < qm.MaxSteps {
-			s.calls = append(s.calls, driverCall{job})
+			s.calls = append(s.calls, driverCall{job, method})
 		}
 	}
 }
@@ -131,6 +137,20 @@ func (s *stepper) callDone(t []byte) bool {
 	return len(t) > 0 && t[0] == '@' && bytes.Contains(t, []byte("Final Energy:"))
 }
 
+// correlated returns the correlated method (upper case: "MP2", "SAPT0",
+// "CCSD(T)") that every driver call of the input names, or "".
+func (s *stepper) correlated() string {
+	if len(s.calls) == 0 || !reCorrelated.MatchString(s.calls[0].method) || len(s.calls[0].method) > 40 {
+		return ""
+	}
+	for _, c := range s.calls[1:] {
+		if c.method != s.calls[0].method {
+			return ""
+		}
+	}
+	return strings.ToUpper(s.calls[0].method)
+}
+
 func (s *stepper) endStep() {
 	s.p.finish()
 	prev := s.p.c
@@ -144,6 +164,11 @@ func (s *stepper) finish() []*qm.Calculation {
 	s.p.finish()
 	steps := append(s.steps, s.p.c)
 	if len(steps) < 2 {
+		if m := s.correlated(); m != "" {
+			// The SCF energies are the reference's; the level of theory
+			// is the correlated method the input asked for.
+			steps[0].Method = m
+		}
 		return steps
 	}
 	// Psi4 prints the CPU time used since the start of the run: a step's

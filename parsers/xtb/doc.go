@@ -5,8 +5,10 @@
 // Hessian) is one calculation.
 //
 // Conventions:
-//   - Method is the Hamiltonian xtb names ("GFN2-xTB"); there is no basis
-//     set. Charge is the "total charge" of the summary; xtb prints no
+//   - Method is the Hamiltonian xtb names ("GFN2-xTB"), or "GFN-FF" from
+//     the force field's banner (it prints no Hamiltonian row); there is no
+//     basis set. SolventModel is the "Solvation model" xtb prints (ALPB,
+//     GBSA). Charge is the "total charge" of the summary; xtb prints no
 //     multiplicity: it is the number of unpaired electrons given with
 //     --uhf/-u in the program call, plus one, or else 1 for an even and 2
 //     for an odd number of electrons (xtb's own default).
@@ -14,7 +16,9 @@
 //     of each optimisation cycle, one per geometry: the first cycle
 //     re-evaluates the starting geometry and is not repeated, and the final
 //     single point replaces the last cycle's rounded energy with its full
-//     precision.
+//     precision. GFN-FF energies are evaluations without an SCC: they count
+//     as converged. An SCC cut short ("cannot be satisfied within n
+//     iterations") is an unconverged SCF without energy.
 //   - Orbital energies come from the "Energy/Eh" column of the orbital table,
 //     never the "Energy/eV" column (cclib master reads the eV column as
 //     hartree, 27.2× too large). xtb prints only a window around the
@@ -27,16 +31,19 @@
 //     translations and rotations (3N minus the "# frequencies" of the
 //     thermochemistry, or 6 / 5 for linear molecules) are dropped, as
 //     Gaussian, ORCA and Psi4 never print them (cclib keeps them).
-//   - Dipole: xtb prints the "full" dipole components in atomic units and
-//     only the total in debye; components are converted with
-//     qm.AtomicUnitDipoleToDebye.
+//   - Dipole: xtb prints the "full" dipole components (GFN1: the "dipole
+//     moment from electron density") in atomic units and only the total in
+//     debye; components are converted with qm.AtomicUnitDipoleToDebye.
 //   - Mulliken charges are the "q" column of the property printout (for GFN2
-//     the Mulliken charges xtb's self-consistent charges use).
+//     the Mulliken charges xtb's self-consistent charges use), or for GFN1
+//     the first column of its "Mulliken/CM5 charges" table.
 //   - Thermochemistry: ZPE, "TOTAL ENTHALPY" and "TOTAL FREE ENERGY" (Eh) and
 //     the temperature of the last thermochemistry row; rotational constants
 //     are converted from cm⁻¹ with qm.WavenumberToGHz.
 //   - Normal termination: "finished run" printed and no "[ERROR]" or
-//     "abnormal termination".
+//     "abnormal termination". An optimisation that ran out of cycles
+//     ("FAILED TO CONVERGE GEOMETRY OPTIMIZATION") still terminates
+//     normally; its Optimization is not converged.
 //
 // There is no maintained Go library for xtb output; cclib (Python) is the
 // reference this parser is tested against, with the values xtb prints.

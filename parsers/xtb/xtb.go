@@ -45,6 +45,8 @@ const (
 	secIR
 	secThermoT
 	secDipole
+	secDipole1  // GFN1's "dipole moment from electron density (au)"
+	secCharges1 // GFN1's "Mulliken/CM5 charges"
 	secWall
 )
 
@@ -68,6 +70,7 @@ type parser struct {
 	optDone     bool
 	finalSP     bool // the "Final Singlepoint" of an optimisation is running
 	lastFromCyc bool // the last SCF energy came from an optimisation cycle (rounded)
+	ff          bool // GFN-FF: a force field, its energies need no SCC
 
 	orbNo   []int
 	orbE    []float64
@@ -139,6 +142,22 @@ func (p *parser) line(b []byte) {
 			p.sec = secNone
 		}
 		return
+	case secDipole1:
+		// "X Y Z" header, then "-0.0000 0.0000 -1.1172  total (Debye):    2.840".
+		if i := bytes.Index(t, []byte("total (Debye):")); i >= 0 {
+			p.dipole1(t[:i], t[i+len("total (Debye):"):])
+			p.sec = secNone
+			return
+		}
+		if len(t) == 0 || t[0] != 'X' {
+			p.sec = secNone
+		}
+		return
+	case secCharges1:
+		if p.charge1Line(t) {
+			return
+		}
+		p.endCharges()
 	case secWall:
 		if bytes.HasPrefix(t, []byte("* wall-time:")) {
 			if s, ok := dhms(t[len("* wall-time:"):]); ok {
@@ -185,6 +204,9 @@ func (p *parser) line(b []byte) {
 			}
 		case bytes.Contains(t, []byte("convergence criteria cannot be satisfied")):
 			p.scfConv = false
+			if v, ok := qm.FloatAfter(t, "within"); ok && v >= 0 && v < 1e9 {
+				p.scfIters = int(v)
+			}
 			c.Warn("SCC did not converge")
 		case bytes.HasPrefix(t, []byte("* total energy")) && p.inOpt:
 			if v, ok := qm.FloatAfter(t, ":"); ok {
@@ -197,6 +219,10 @@ func (p *parser) line(b []byte) {
 			c.Warn("geometry optimization did not converge")
 		case bytes.HasPrefix(t, []byte("* finished run")):
 			p.done = true
+		case bytes.HasPrefix(t, []byte("* Solvation model:")):
+			if fs := qm.Fields(t[len("* Solvation model:"):], p.fields); len(fs) == 1 {
+				c.SolventModel = string(fs[0]) // ALPB, GBSA
+			}
 		default:
 			p.errorLine(t)
 		}
@@ -234,6 +260,12 @@ func (p *parser) line(b []byte) {
 			c.AddJob(qm.JobOptimization)
 		case bytes.Contains(t, []byte("Final Singlepoint")):
 			p.finalSP = true
+		case bytes.Contains(t, []byte("G F N - F F")):
+			// GFN-FF prints no "Hamiltonian" setup row, only this banner.
+			p.ff = true
+			if c.Method == "" {
+				c.Method = "GFN-FF"
+			}
 		case bytes.HasPrefix(t, []byte("| TOTAL ENTHALPY")):
 			if v, ok := qm.FloatAfter(t, "ENTHALPY"); ok {
 				c.Thermo.Enthalpy = qm.Float(v)
@@ -299,6 +331,19 @@ func (p *parser) line(b []byte) {
 					c.RotationalConstants = rc
 				}
 			}
+		} else {
+			p.errorLine(t)
+		}
+	case 'd':
+		if bytes.HasPrefix(t, []byte("dipole moment from electron density (au)")) {
+			p.sec = secDipole1
+		} else {
+			p.errorLine(t)
+		}
+	case 'M':
+		if bytes.HasPrefix(t, []byte("Mulliken/CM5 charges")) {
+			p.sec = secCharges1
+			p.charges = p.charges[:0]
 		} else {
 			p.errorLine(t)
 		}
@@ -398,12 +443,12 @@ func (p *parser) summaryEnergy(v float64) {
 		// The final single point re-evaluates the last cycle's geometry:
 		// keep its full-precision energy in place of the rounded one.
 		c.SCF[len(c.SCF)-1].Energy = qm.Float(v)
-		c.SCF[len(c.SCF)-1].Converged = p.scfConv
+		c.SCF[len(c.SCF)-1].Converged = p.scfConv || p.ff
 		p.finalSP, p.lastFromCyc, p.scfPending = false, false, false
 		return
 	}
 	if len(c.SCF) < maxKept {
-		c.SCF = append(c.SCF, qm.SCF{Energy: qm.Float(v), Converged: p.scfConv, Iterations: p.scfIters})
+		c.SCF = append(c.SCF, qm.SCF{Energy: qm.Float(v), Converged: p.scfConv || p.ff, Iterations: p.scfIters})
 	}
 	p.scfPending, p.lastFromCyc, p.finalSP = false, false, false
 }
@@ -556,6 +601,22 @@ func (p *parser) chargeLine(t []byte) bool {
 	return true
 }
 
+// charge1Line reads GFN1's "1O    -0.66893 -1.00497   1.692  4.976  0.000"
+// rows: index and symbol run together, then the Mulliken and CM5 charges.
+func (p *parser) charge1Line(t []byte) bool {
+	fs := qm.Fields(t, p.fields)
+	p.fields = fs
+	if len(fs) < 3 || len(fs[0]) < 2 || fs[0][0] < '0' || fs[0][0] > '9' {
+		return false
+	}
+	q, ok := qm.ParseFloat(fs[1])
+	if !ok || len(p.charges) >= maxAtoms {
+		return false
+	}
+	p.charges = append(p.charges, q)
+	return true
+}
+
 func (p *parser) endCharges() {
 	p.sec = secNone
 	if len(p.charges) > 0 {
@@ -594,6 +655,17 @@ func (p *parser) dipole(t []byte) {
 	p.c.Dipole = d
 }
 
+// dipole1 reads GFN1's dipole: components in atomic units, total in debye.
+func (p *parser) dipole1(comp, total []byte) {
+	v := qm.Floats(qm.Fields(comp, p.fields), nil)
+	tot, ok := qm.ParseFloat(qm.TrimSpace(total))
+	if len(v) != 3 || !ok {
+		return
+	}
+	p.c.Dipole = &qm.Dipole{X: v[0] * qm.AtomicUnitDipoleToDebye, Y: v[1] * qm.AtomicUnitDipoleToDebye,
+		Z: v[2] * qm.AtomicUnitDipoleToDebye, Total: tot}
+}
+
 func (p *parser) finish() {
 	c := p.c
 	switch p.sec {
@@ -601,7 +673,7 @@ func (p *parser) finish() {
 		p.endOrbitals()
 	case secFinal:
 		p.endFinal()
-	case secCharges:
+	case secCharges, secCharges1:
 		p.endCharges()
 	}
 	if p.scfPending {

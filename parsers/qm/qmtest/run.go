@@ -3,6 +3,8 @@ package qmtest
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,11 +63,22 @@ func LongLine(t *testing.T, folder string, parse ParseFunc) {
 	}
 }
 
-// Fuzz seeds f with the head and tail of every log of folder and checks
-// that parse returns a calculation or ErrNoResults.
+// Fuzz seeds f with the head and tail of every log of folder and of the
+// package's own testdata/generated logs, and checks that parse returns a
+// calculation or ErrNoResults.
 func Fuzz(f *testing.F, folder string, parse ParseFunc) {
 	for _, rel := range Logs(f, folder) {
 		data := Read(f, rel)
+		f.Add(data[:min(len(data), 20000)])
+		f.Add(data[max(0, len(data)-20000):])
+	}
+	// The package's own generated logs (testdata/generated), if any.
+	own, _ := filepath.Glob(filepath.Join("testdata", "generated", "*.out"))
+	for _, path := range own {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(data[:min(len(data), 20000)])
 		f.Add(data[max(0, len(data)-20000):])
 	}

@@ -1,0 +1,177 @@
+package xtb_test
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/molgraph/molgraph/parsers/qm"
+	"github.com/molgraph/molgraph/parsers/xtb"
+)
+
+// The logs of testdata/generated were made with Debian's xtb 6.5.1 (the
+// program call is in each log) on kinds of run the corpus lacks: GFN1-xTB,
+// GFN-FF, ALPB solvation, a cation doublet, a one-atom molecule, an
+// optimisation cut short by --cycles, an SCC cut short by --iterations and
+// a run that stopped with an error (--gfn 0, not built into Debian's xtb).
+// Expected values are the numbers the logs print, read by the regular
+// expressions below, and cclib master's parse (21daa960) where it agrees
+// with them.
+
+func readGenerated(t *testing.T, name string) ([]byte, *qm.Calculation) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "generated", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := xtb.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return data, c
+}
+
+// printed returns every number the first group of re captures in log.
+func printed(t *testing.T, log []byte, re string) []float64 {
+	t.Helper()
+	var out []float64
+	for _, m := range regexp.MustCompile(re).FindAllSubmatch(log, -1) {
+		v, err := strconv.ParseFloat(string(m[1]), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		t.Fatalf("%q not in the log", re)
+	}
+	return out
+}
+
+func lastPrinted(t *testing.T, log []byte, re string) float64 {
+	t.Helper()
+	v := printed(t, log, re)
+	return v[len(v)-1]
+}
+
+const reTotal = `:: total energy\s+(-?\d+\.\d+) Eh`
+
+func TestGeneratedGFN1(t *testing.T) {
+	log, c := readGenerated(t, "gfn1_sp.out")
+	if c.Method != "GFN1-xTB" || !c.NormalTermination || *c.Charge != 0 || *c.Multiplicity != 1 {
+		t.Fatalf("method %q normal %v", c.Method, c.NormalTermination)
+	}
+	if e, _ := c.FinalEnergy(); e != lastPrinted(t, log, reTotal) || e != -5.76864057545 {
+		t.Errorf("energy %v", e)
+	}
+	// GFN1 prints "Mulliken/CM5 charges" (index and symbol run together),
+	// not GFN2's covCN/q table; cclib reads the same Mulliken column.
+	want := printed(t, log, `(?m)^\s+\d+[A-Z][a-z]?\s+(-?\d+\.\d+)\s+-?\d+\.\d+`)
+	if len(c.MullikenCharges) != 3 || len(want) != 3 {
+		t.Fatalf("charges %v, printed %v", c.MullikenCharges, want)
+	}
+	for i := range want {
+		if c.MullikenCharges[i] != want[i] {
+			t.Errorf("charge %d: %v, printed %v", i, c.MullikenCharges[i], want[i])
+		}
+	}
+	// GFN1's dipole: components in au, the total in debye.
+	z := lastPrinted(t, log, `(-?\d+\.\d+)\s+total \(Debye\)`)
+	tot := lastPrinted(t, log, `total \(Debye\):\s+(\d+\.\d+)`)
+	if c.Dipole == nil || c.Dipole.Total != tot || math.Abs(c.Dipole.Z-z*qm.AtomicUnitDipoleToDebye) > 1e-12 ||
+		math.Abs(math.Abs(c.Dipole.Z)-tot) > 1e-3 {
+		t.Errorf("dipole %+v, printed z %v au, total %v D", c.Dipole, z, tot)
+	}
+	if h, _ := c.Orbitals.HOMOEnergy(0); h != lastPrinted(t, log, `(-?\d+\.\d+)\s+-?\d+\.\d+ \(HOMO\)`) {
+		t.Errorf("HOMO %v", h)
+	}
+}
+
+// TestGeneratedGFNFF: the force field has no Hamiltonian row, no SCC and no
+// orbitals; its energies are evaluations, not SCF solutions to converge.
+func TestGeneratedGFNFF(t *testing.T) {
+	log, c := readGenerated(t, "gfnff_opt.out")
+	if c.Method != "GFN-FF" || !c.NormalTermination || c.Orbitals != nil {
+		t.Fatalf("method %q normal %v orbitals %v", c.Method, c.NormalTermination, c.Orbitals)
+	}
+	if e, _ := c.FinalEnergy(); e != lastPrinted(t, log, `\| TOTAL ENERGY\s+(-?\d+\.\d+) Eh`) {
+		t.Errorf("final energy %v", e)
+	}
+	for i, s := range c.SCF {
+		if !s.Converged {
+			t.Errorf("energy %d %+v marked unconverged", i, s)
+		}
+	}
+	if c.Optimization == nil || !c.Optimization.Converged || len(c.FinalGeometry()) != 3 {
+		t.Errorf("optimization %+v, final geometry %v", c.Optimization, c.FinalGeometry())
+	}
+
+	log, c = readGenerated(t, "gfnff_ohess.out")
+	if c.Method != "GFN-FF" || len(c.Frequencies) != 9 || c.Frequencies[8] != 3051.01 || c.IRIntensities[8] != 1.39 {
+		t.Errorf("method %q frequencies %v IR %v", c.Method, c.Frequencies, c.IRIntensities)
+	}
+	if c.Thermo.ZPE == nil || *c.Thermo.ZPE != lastPrinted(t, log, `:: zero point energy\s+(\S+) Eh`) ||
+		c.Thermo.Gibbs == nil || *c.Thermo.Gibbs != lastPrinted(t, log, `\| TOTAL FREE ENERGY\s+(\S+) Eh`) {
+		t.Errorf("thermo %+v", c.Thermo)
+	}
+}
+
+func TestGeneratedALPB(t *testing.T) {
+	log, c := readGenerated(t, "alpb_water.out")
+	if c.SolventModel != "ALPB" || c.Method != "GFN2-xTB" {
+		t.Errorf("solvent model %q method %q", c.SolventModel, c.Method)
+	}
+	if e, _ := c.FinalEnergy(); e != lastPrinted(t, log, reTotal) {
+		t.Errorf("energy %v", e)
+	}
+}
+
+// TestGeneratedCation: --chrg 1 --uhf 1 on NH3: a doublet whose HOMO is
+// singly occupied (occupation 1.0000 in the orbital table).
+func TestGeneratedCation(t *testing.T) {
+	log, c := readGenerated(t, "nh3_cation.out")
+	if *c.Charge != 1 || c.Multiplicity == nil || *c.Multiplicity != 2 {
+		t.Fatalf("charge %v mult %v", *c.Charge, c.Multiplicity)
+	}
+	if h, ok := c.Orbitals.HOMOEnergy(0); !ok || c.Orbitals.HOMO[0] != 3 ||
+		h != lastPrinted(t, log, `1\.0000\s+(-?\d+\.\d+)\s+-?\d+\.\d+ \(HOMO\)`) {
+		t.Errorf("HOMO %v %v", c.Orbitals.HOMO, h)
+	}
+}
+
+func TestGeneratedOneAtom(t *testing.T) {
+	log, c := readGenerated(t, "atom_ne.out")
+	if e, _ := c.FinalEnergy(); e != lastPrinted(t, log, reTotal) || len(c.Frequencies) != 0 || len(c.MullikenCharges) != 1 {
+		t.Errorf("energy %v frequencies %v charges %v", e, c.Frequencies, c.MullikenCharges)
+	}
+	if c.Orbitals.HOMO[0] != 3 || *c.Multiplicity != 1 {
+		t.Errorf("HOMO %v mult %v", c.Orbitals.HOMO, *c.Multiplicity)
+	}
+}
+
+// TestGeneratedFailures: an optimisation cut short still terminates
+// normally ("finished run") but is not converged; an SCC cut short and a
+// run stopped by an error are not normal terminations.
+func TestGeneratedFailures(t *testing.T) {
+	log, c := readGenerated(t, "opt_fail.out")
+	if !bytes.Contains(log, []byte("FAILED TO CONVERGE GEOMETRY OPTIMIZATION IN 2 ITERATIONS")) {
+		t.Fatal("log changed")
+	}
+	if !c.NormalTermination || c.Optimization == nil || c.Optimization.Converged || c.Optimization.Steps != 2 || len(c.Warnings) == 0 {
+		t.Errorf("normal %v optimization %+v warnings %v", c.NormalTermination, c.Optimization, c.Warnings)
+	}
+
+	_, c = readGenerated(t, "scf_notconv.out")
+	if c.NormalTermination || len(c.SCF) != 1 || c.SCF[0].Converged || c.SCF[0].Iterations != 2 || c.SCF[0].Energy != nil {
+		t.Errorf("normal %v SCF %+v", c.NormalTermination, c.SCF)
+	}
+
+	_, c = readGenerated(t, "gfn0.out")
+	if c.NormalTermination || len(c.Warnings) == 0 {
+		t.Errorf("normal %v warnings %v", c.NormalTermination, c.Warnings)
+	}
+}
