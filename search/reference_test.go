@@ -206,6 +206,99 @@ var substructureQueries = []refQuery{
 	{Query: "FC(F)(F)c1ccccc1", Format: "smiles"},
 	{Query: "C1CC1", Format: "smiles"},
 	{Query: "Nc1ncnc2[nH]cnc12", Format: "smiles"},
+	// kinds beyond the bench's: recursive SMARTS (nested, negated, OR'ed)
+	{Query: "[$([NX3](C)(C)C)]", Format: "smarts"},
+	{Query: "[C;$(C=O);!$(C(=O)[O,N])]", Format: "smarts"},
+	{Query: "[$(C-[$([#7]~[#8])])]", Format: "smarts"},
+	{Query: "[N;!$(N-[!#6;!#1])]", Format: "smarts"},
+	{Query: "c-[$(C(=O)[OH])]", Format: "smarts"},
+	{Query: "[$(*=O)]~[$(*=O)]", Format: "smarts"},
+	{Query: "[CX4;!$(C-[!#6;!#1])]", Format: "smarts"},
+	{Query: "[!$(*#*)&!D1]-&!@[!$(*#*)&!D1]", Format: "smarts"},
+	{Query: "[$(*~*~*~*~*~*)]", Format: "smarts"},
+	// ring membership, sizes, ring bonds
+	{Query: "[r3]", Format: "smarts"},
+	{Query: "[r7]", Format: "smarts"},
+	{Query: "[x4]", Format: "smarts"},
+	{Query: "[R3]", Format: "smarts"},
+	{Query: "[r{5-6};#7]", Format: "smarts"},
+	{Query: "C@C@C@C", Format: "smarts"},
+	{Query: "c!@c", Format: "smarts"},
+	{Query: "*@;-*@;=*", Format: "smarts"},
+	{Query: "[#6]1~[#6]~[#6]~[#6]~[#6]~[#6]~[#6]~1", Format: "smarts"},
+	{Query: "[a;R2;D3]", Format: "smarts"},
+	// generic atoms and bonds, very unselective queries
+	{Query: "*", Format: "smarts"},
+	{Query: "[#6]", Format: "smarts"},
+	{Query: "A", Format: "smarts"},
+	{Query: "a", Format: "smarts"},
+	{Query: "C", Format: "smarts"},
+	{Query: "c", Format: "smarts"},
+	{Query: "[#6]~[#6]", Format: "smarts"},
+	{Query: "*~*~*~*~*~*~*~*~*~*", Format: "smarts"},
+	{Query: "a-A=A", Format: "smarts"},
+	{Query: "[#6]=,:[#6]", Format: "smarts"},
+	// charges
+	{Query: "[N+]", Format: "smarts"},
+	{Query: "[O-]", Format: "smarts"},
+	{Query: "[+0]", Format: "smarts"},
+	{Query: "[-]", Format: "smarts"},
+	{Query: "[n+]", Format: "smarts"},
+	{Query: "[#7+;H0;!$(*~[#8-])]", Format: "smarts"},
+	// isotopes, explicit hydrogens, H counts
+	{Query: "[13C]", Format: "smarts"},
+	{Query: "[2H]", Format: "smarts"},
+	{Query: "[#1]", Format: "smarts"},
+	{Query: "[H]O", Format: "smarts"},
+	{Query: "[13C,2H,15N,18O,125I]", Format: "smarts"},
+	{Query: "[CH3]", Format: "smarts"},
+	{Query: "[CH2;R]", Format: "smarts"},
+	{Query: "[OH0;X2]", Format: "smarts"},
+	{Query: "[cH]:[cH]:[cH]", Format: "smarts"},
+	{Query: "[h2]", Format: "smarts"},
+	// degree, valence, hybridization, heteroatom neighbours
+	{Query: "[X4]", Format: "smarts"},
+	{Query: "[v4]", Format: "smarts"},
+	{Query: "[S;v6]", Format: "smarts"},
+	{Query: "[N;v4]", Format: "smarts"},
+	{Query: "[D1;#8]", Format: "smarts"},
+	{Query: "[Z1;C]", Format: "smarts"},
+	{Query: "[^3;C;R]", Format: "smarts"},
+	// aromatic and aliphatic heteroatoms, unusual elements
+	{Query: "n", Format: "smarts"},
+	{Query: "[o,s]", Format: "smarts"},
+	{Query: "[S;A]", Format: "smarts"},
+	{Query: "[#7;A]", Format: "smarts"},
+	{Query: "[se,te,p,b]", Format: "smarts"},
+	{Query: "[Pt,Fe,Si,B,P,Se,Te]", Format: "smarts"},
+	// disconnected queries, atom maps, bond directions
+	{Query: "C.N", Format: "smarts"},
+	{Query: "[Na+].[Cl-]", Format: "smarts"},
+	{Query: "c1ccccc1.c1ccccc1", Format: "smarts"},
+	{Query: "[C:1](=O)[O:2]", Format: "smarts"},
+	{Query: "F/C=C/F", Format: "smarts"},
+	{Query: "C/C=C/C", Format: "smarts"},
+	{Query: "[C@H](N)(C)C(=O)O", Format: "smarts"},
+	{Query: "[C@H](N)(C)C(=O)O", Format: "smarts", Chirality: true},
+	{Query: "[C@@H](N)(C)C(=O)O", Format: "smarts", Chirality: true},
+	// SMILES: larger than most molecules, charged, isotopes, stereo
+	{Query: "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC", Format: "smiles"},
+	{Query: "CC(C)C[C@@H]1NC(=O)[C@H](CC(C)C)N(C)C(=O)[C@H](C)NC(=O)CN(C)C1=O", Format: "smiles"},
+	{Query: "N[C@@H](Cc1ccccc1)C(=O)O", Format: "smiles", Chirality: true},
+	{Query: "N[C@@H](Cc1ccccc1)C(=O)O", Format: "smiles"},
+	{Query: "O[C@H]1CCCC[C@@H]1O", Format: "smiles", Chirality: true},
+	{Query: "C/C=C/C(=O)O", Format: "smiles", Chirality: true},
+	{Query: "F/C=C\\F", Format: "smiles", Chirality: true},
+	{Query: "C[N+](C)(C)C", Format: "smiles"},
+	{Query: "[NH4+]", Format: "smiles"},
+	{Query: "[O-]c1ccccc1", Format: "smiles"},
+	{Query: "[2H]C", Format: "smiles"},
+	{Query: "[13CH3]C", Format: "smiles"},
+	{Query: "C.N", Format: "smiles"},
+	{Query: "C1CC2CCC1C2", Format: "smiles"},
+	{Query: "[H]OC(=O)C", Format: "smiles"},
+	{Query: "OB(O)c1ccccc1", Format: "smiles"},
+	{Query: "S", Format: "smiles"},
 }
 
 // TestSubstructureEqualsRDKit compares substructure (and superstructure)
@@ -225,8 +318,18 @@ func TestSubstructureEqualsRDKit(t *testing.T) {
 		"CCCCCCCCCCCCCCCCCC(=O)OCC(O)CO",
 		"O=C(O)c1ccccc1OC(=O)C",
 		"ClCCl",
+		"c1ccc2c(c1)[nH]c1ccccc12.[Na+].[Cl-]",
+		"CC(C)(C)OC(=O)N[C@@H](Cc1ccccc1)C(=O)O",
+		"C[N+](C)(C)CCO",
+		"[2H]C([2H])([2H])Oc1ccccc1",
+		"c1ccccc1.CC(=O)O.O",
+		"CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC(=O)O",
+		"OC[C@H]1O[C@@H](O)[C@H](O)[C@@H](O)[C@@H]1O",
 	} {
 		qs = append(qs, refQuery{Type: "superstructure", Query: s, Format: "smiles"})
+	}
+	for _, s := range []string{"CC(C)(C)OC(=O)N[C@@H](Cc1ccccc1)C(=O)O", "OC[C@H]1O[C@@H](O)[C@H](O)[C@@H](O)[C@@H]1O", "F/C=C/F"} {
+		qs = append(qs, refQuery{Type: "superstructure", Query: s, Format: "smiles", Chirality: true})
 	}
 	want := reference(t, l, qs)
 	ctx := context.Background()
@@ -298,6 +401,19 @@ func TestSimilarityEqualsRDKit(t *testing.T) {
 		qs = append(qs, refQuery{Type: "similarity", Query: s, Threshold: 0.25})
 	}
 	qs = append(qs, refQuery{Type: "similarity", Query: "c1ccc2ccccc2c1", Threshold: 0})
+	// molecules absent from the set, at 0.3, 0.9 and 1.0; tiny ones
+	// (methane, water, a cation) whose few bits many molecules share tie
+	// at the top-k cut
+	for i, s := range []string{
+		"CCCCCCCCCCCCCCCCCCCC(=O)NCCS", "Cn1c2ccccc2c2ccccc21", "C[N+](C)(C)C", "[2H]C([2H])([2H])O",
+		"OB(O)c1ccc(F)cc1", "C", "O", "[Na+]", "CCO", "c1ccccc1", "N[C@@H](Cc1ccccc1)C(=O)O",
+		"C[C@H](N)C(=O)O", "CC(=O)Nc1ccc(O)cc1", "[NH4+].[Cl-]", "FC(F)(F)c1ccc(Oc2ccc(Cl)cc2)cc1",
+	} {
+		qs = append(qs, refQuery{Type: "similarity", Query: s, Threshold: []float64{0.3, 0.9, 1.0}[i%3]})
+	}
+	for _, s := range []string{"C", "O", "CCO", "c1ccccc1"} {
+		qs = append(qs, refQuery{Type: "similarity", Query: s, Threshold: 0.3})
+	}
 	want := reference(t, l, qs)
 	ctx := context.Background()
 	total := 0

@@ -1,6 +1,8 @@
 """RDKit reference for package search's tests (Debian python3-rdkit).
 
   reference.py inputs                   prints "SMILES<TAB>name" for the test library
+                                        (RDKit's data sets, the docking corpus's
+                                        ligands and edge.smi)
   reference.py search LIBRARY QUERIES   prints the hits of every query as JSON
 
 LIBRARY has one "id<TAB>canonical SMILES" per line (the molecules as
@@ -11,6 +13,7 @@ the hits, and for similarity the RDKit BulkTanimotoSimilarity scores.
 """
 import glob
 import json
+import os
 import sys
 
 from rdkit import Chem, DataStructs, RDLogger
@@ -35,7 +38,9 @@ SOURCES_SDF = [
 
 def inputs(corpus):
     out = []
-    for path in SOURCES_SMI + sorted(glob.glob(corpus + "/ligands/*.smi")):
+    # edge.smi: isotopes, charges, stereo, unusual elements (see the file)
+    edge = os.path.join(os.path.dirname(os.path.abspath(__file__)), "edge.smi")
+    for path in SOURCES_SMI + sorted(glob.glob(corpus + "/ligands/*.smi")) + [edge]:
         for line in open(path):
             f = line.split()
             if f and not f[0].startswith("#"):
