@@ -25,8 +25,11 @@
 //     frontier orbitals for larger molecules; qm.Orbitals.First says where
 //     it starts.
 //   - Geometry: xtb prints coordinates only for the final structure of an
-//     optimisation (xyz in Å, or Turbomole $coord in bohr); a single point
-//     has no geometry in its log.
+//     optimisation (xyz in Å, or Turbomole $coord in bohr) and, for GFN-FF,
+//     the input structure in its topology table (bohr); an xTB single point
+//     has no geometry in its log. For GFN-FF, which prints no electron
+//     count, the multiplicity follows xtb's default from the final geometry
+//     and the charge.
 //   - Frequencies are the projected ones; xtb lists all 3N modes and the
 //     translations and rotations (3N minus the "# frequencies" of the
 //     thermochemistry, or 6 / 5 for linear molecules) are dropped, as

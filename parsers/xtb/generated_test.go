@@ -91,8 +91,9 @@ func TestGeneratedGFN1(t *testing.T) {
 	}
 }
 
-// TestGeneratedGFNFF: the force field has no Hamiltonian row, no SCC and no
-// orbitals; its energies are evaluations, not SCF solutions to converge.
+// TestGeneratedGFNFF: the force field has no Hamiltonian row, no SCC, no
+// orbitals and no electron count; its energies are evaluations, not SCF
+// solutions to converge; its topology table has the input coordinates.
 func TestGeneratedGFNFF(t *testing.T) {
 	log, c := readGenerated(t, "gfnff_opt.out")
 	if c.Method != "GFN-FF" || !c.NormalTermination || c.Orbitals != nil {
@@ -108,6 +109,27 @@ func TestGeneratedGFNFF(t *testing.T) {
 	}
 	if c.Optimization == nil || !c.Optimization.Converged || len(c.FinalGeometry()) != 3 {
 		t.Errorf("optimization %+v, final geometry %v", c.Optimization, c.FinalGeometry())
+	}
+
+	// The input geometry, from the topology table (bohr), is water.xyz of
+	// the program call (freshXYZ); the multiplicity is xtb's default for
+	// its 10 electrons.
+	in := c.InputGeometry()
+	want := []qm.Atom{{AtomicNumber: 8, Z: 0.1173}, {AtomicNumber: 1, Y: 0.7572, Z: -0.4692}, {AtomicNumber: 1, Y: -0.7572, Z: -0.4692}}
+	if len(c.Geometries) != 2 || len(in) != 3 || c.Multiplicity == nil || *c.Multiplicity != 1 {
+		t.Fatalf("geometries %v multiplicity %v", c.Geometries, c.Multiplicity)
+	}
+	for i, w := range want {
+		a := in[i]
+		if a.AtomicNumber != w.AtomicNumber || math.Abs(a.X-w.X) > 1e-6 || math.Abs(a.Y-w.Y) > 1e-6 || math.Abs(a.Z-w.Z) > 1e-6 {
+			t.Errorf("input atom %d: %+v, water.xyz %+v", i, a, w)
+		}
+	}
+
+	log, c = readGenerated(t, "gfnff_sp.out")
+	if e, _ := c.FinalEnergy(); c.Method != "GFN-FF" || len(c.Geometries) != 1 || len(c.InputGeometry()) != 3 ||
+		e != lastPrinted(t, log, reTotal) || *c.Multiplicity != 1 {
+		t.Errorf("single point: method %q geometries %d energy %v", c.Method, len(c.Geometries), e)
 	}
 
 	log, c = readGenerated(t, "gfnff_ohess.out")

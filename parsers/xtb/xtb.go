@@ -47,6 +47,7 @@ const (
 	secDipole
 	secDipole1  // GFN1's "dipole moment from electron density (au)"
 	secCharges1 // GFN1's "Mulliken/CM5 charges"
+	secFFGeom   // GFN-FF's topology table, with the input coordinates (bohr)
 	secWall
 )
 
@@ -158,6 +159,11 @@ func (p *parser) line(b []byte) {
 			return
 		}
 		p.endCharges()
+	case secFFGeom:
+		if p.ffGeomLine(t) {
+			return
+		}
+		p.endFFGeom()
 	case secWall:
 		if bytes.HasPrefix(t, []byte("* wall-time:")) {
 			if s, ok := dhms(t[len("* wall-time:"):]); ok {
@@ -337,6 +343,13 @@ func (p *parser) line(b []byte) {
 	case 'd':
 		if bytes.HasPrefix(t, []byte("dipole moment from electron density (au)")) {
 			p.sec = secDipole1
+		} else {
+			p.errorLine(t)
+		}
+	case 'a':
+		if bytes.HasPrefix(t, []byte("atom   neighbors")) && bytes.HasSuffix(t, []byte("coordinates")) && len(p.c.Geometries) == 0 {
+			p.sec = secFFGeom
+			p.geom = nil
 		} else {
 			p.errorLine(t)
 		}
@@ -575,6 +588,29 @@ func (p *parser) atom(sym, xs, ys, zs []byte, scale float64) bool {
 	return true
 }
 
+// ffGeomLine reads a row of GFN-FF's topology table: "1  O  2  1.92  0.00
+// 3  0  0  -0.571   0.000000  0.000000  0.221665" (coordinates in bohr last).
+func (p *parser) ffGeomLine(t []byte) bool {
+	fs := qm.Fields(t, p.fields)
+	p.fields = fs
+	if len(fs) != 12 {
+		return false
+	}
+	if _, ok := qm.ParseInt(fs[0]); !ok {
+		return false
+	}
+	return p.atom(fs[1], fs[9], fs[10], fs[11], qm.BohrToAngstrom)
+}
+
+// endFFGeom keeps GFN-FF's input geometry as the first geometry.
+func (p *parser) endFFGeom() {
+	p.sec = secNone
+	if len(p.geom) > 0 && len(p.c.Geometries) == 0 {
+		p.c.Geometries = append(p.c.Geometries, p.geom)
+	}
+	p.geom = nil
+}
+
 func (p *parser) endFinal() {
 	p.sec = secNone
 	if len(p.geom) > 0 && (p.geomBohr || len(p.geom) == p.geomN) && len(p.c.Geometries) < maxKept {
@@ -675,6 +711,8 @@ func (p *parser) finish() {
 		p.endFinal()
 	case secCharges, secCharges1:
 		p.endCharges()
+	case secFFGeom:
+		p.endFFGeom()
 	}
 	if p.scfPending {
 		c.SCF = append(c.SCF, qm.SCF{Converged: false, Iterations: p.scfIters})
@@ -687,6 +725,15 @@ func (p *parser) finish() {
 		c.Multiplicity = qm.Int(p.uhf + 1)
 	case p.haveElec:
 		c.Multiplicity = qm.Int(p.electrons%2 + 1)
+	case c.Charge != nil && len(c.Geometries) > 0:
+		// GFN-FF prints no electron count: xtb's default from the geometry.
+		n := -*c.Charge
+		for _, a := range c.FinalGeometry() {
+			n += a.AtomicNumber
+		}
+		if n >= 0 {
+			c.Multiplicity = qm.Int(n%2 + 1)
+		}
 	}
 	if p.inOpt {
 		c.Optimization = &qm.Optimization{Converged: p.optConv, Steps: p.cycle}
