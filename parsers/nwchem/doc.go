@@ -17,7 +17,9 @@
 //     of line-search SCF solutions (after an "@" step line and before the
 //     next geometry) are skipped, as cclib does, so that there is one SCF
 //     energy per optimisation geometry; "The SCF is already converged"
-//     reprints count as the solution of their geometry.
+//     reprints count as the solution of their geometry. Iterations are the
+//     rows of the SCF module's "iter energy gnorm gmax" table or the DFT
+//     module's "d=" lines.
 //   - Method: the functional of the DFT module's "XC Information", "HF" for
 //     the SCF module, "MP2" when the MP2 module ran, or the CCSD module's
 //     "level of theory" ("CCSD", "CCSD(T)"); the SCF energies of a

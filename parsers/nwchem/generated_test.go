@@ -145,3 +145,16 @@ func TestGeneratedInputError(t *testing.T) {
 		t.Errorf("normal %v SCF %v warnings %v", c.NormalTermination, c.SCF, c.Warnings)
 	}
 }
+
+// TestGeneratedSCFIterations: the SCF module prints one "iter energy gnorm
+// gmax time" row per iteration (mp2.out: rows 1-5, ending
+// "5  -75.9839744736  3.10D-08"; uhf_nh2.out: rows 1-4); cclib's scfvalues
+// have the same lengths.
+func TestGeneratedSCFIterations(t *testing.T) {
+	for file, n := range map[string]int{"mp2.out": 5, "uhf_nh2.out": 4} {
+		c := readGenerated(t, file)
+		if len(c.SCF) != 1 || c.SCF[0].Iterations != n {
+			t.Errorf("%s: SCF %+v, want %d iterations", file, c.SCF, n)
+		}
+	}
+}

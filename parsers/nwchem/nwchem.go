@@ -103,6 +103,7 @@ type parser struct {
 	geomRows bool
 	mull     []float64
 	rule     bool // the previous line was a rule of dashes
+	scfTable bool // inside the SCF module's "iter energy gnorm gmax time" table
 	dip      [3]float64
 	dipN     int
 	basisRow bool
@@ -144,6 +145,9 @@ func (p *parser) line(b []byte) {
 		if len(b) > 0 && b[0] >= '0' && b[0] <= '9' {
 			if p.sec == secNone {
 				p.rule = false
+				if p.scfTable {
+					p.st.scfIters++ // one row per SCF-module iteration
+				}
 			}
 			return
 		}
@@ -198,10 +202,15 @@ func (p *parser) line(b []byte) {
 		return
 	}
 	if len(t) == 0 {
+		p.scfTable = false
 		return
 	}
 	if t[0] >= '0' && t[0] <= '9' {
 		p.rule = false // table rows (Z-matrix, gradients, distances): nothing starts with a digit
+		return
+	}
+	if t[0] == 'i' && bytes.HasPrefix(t, []byte("iter")) && bytes.Contains(t, []byte("gnorm")) {
+		p.scfTable = true
 		return
 	}
 	st := p.st
