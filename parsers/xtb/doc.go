@@ -32,7 +32,8 @@
 //     and the charge.
 //   - Frequencies are the projected ones; xtb lists all 3N modes and the
 //     translations and rotations (3N minus the "# frequencies" of the
-//     thermochemistry, or 6 / 5 for linear molecules) are dropped, as
+//     thermochemistry; without thermochemistry, the 5 or 6 modes printed
+//     as 0.00, else 6, or 5 for linear molecules) are dropped, as
 //     Gaussian, ORCA and Psi4 never print them (cclib keeps them).
 //   - Dipole: xtb prints the "full" dipole components (GFN1: the "dipole
 //     moment from electron density") in atomic units and only the total in

@@ -197,3 +197,46 @@ func TestGeneratedFailures(t *testing.T) {
 		t.Errorf("normal %v warnings %v", c.NormalTermination, c.Warnings)
 	}
 }
+
+// TestGeneratedLinearCrash: --ohess on CO2 aborted (SIGABRT) after
+// printing the Hessian's "vibrational frequencies (cm⁻¹)" (linear: not
+// "projected"): "eigval : 0.00 0.00 0.00 0.00 0.00 599.90 / 599.90 1425.34
+// 2594.11". Five zero modes go, four vibrations stay (the bend twice); no
+// "finished run", so not a normal termination. cclib master reports the
+// same nine values with success false.
+func TestGeneratedLinearCrash(t *testing.T) {
+	_, c := readGenerated(t, "co2_ohess.out")
+	want := []float64{599.9, 599.9, 1425.34, 2594.11}
+	if c.NormalTermination || !c.HasJob(qm.JobFrequency) || len(c.Frequencies) != len(want) {
+		t.Fatalf("normal %v jobs %v frequencies %v", c.NormalTermination, c.JobTypes, c.Frequencies)
+	}
+	for i, w := range want {
+		if c.Frequencies[i] != w {
+			t.Errorf("frequency %d: %v, printed %v", i, c.Frequencies[i], w)
+		}
+	}
+}
+
+// TestGeneratedMore: a Hessian without optimisation (C2H4, 3N−6 = 12
+// projected modes, the ZPE and free energy of its thermochemistry), GFN1
+// with --uhf on a cation (Mulliken/CM5 table with a doublet), and GBSA
+// solvation of an anion.
+func TestGeneratedMore(t *testing.T) {
+	log, c := readGenerated(t, "c2h4_hess.out")
+	if len(c.Frequencies) != 12 || c.Frequencies[0] != 869.61 || c.Frequencies[11] != 3052.78 || c.Optimization != nil ||
+		c.Thermo.ZPE == nil || *c.Thermo.ZPE != lastPrinted(t, log, `:: zero point energy\s+(\S+) Eh`) ||
+		c.Thermo.Gibbs == nil || *c.Thermo.Gibbs != lastPrinted(t, log, `\| TOTAL FREE ENERGY\s+(\S+) Eh`) {
+		t.Errorf("C2H4 Hessian: frequencies %v optimization %v thermo %+v", c.Frequencies, c.Optimization, c.Thermo)
+	}
+
+	log, c = readGenerated(t, "gfn1_uhf.out")
+	q := printed(t, log, `(?m)^\s+\d+[A-Z][a-z]?\s+(-?\d+\.\d+)\s+-?\d+\.\d+`)
+	if c.Method != "GFN1-xTB" || *c.Charge != 1 || *c.Multiplicity != 2 || len(c.MullikenCharges) != 4 || c.MullikenCharges[0] != q[0] {
+		t.Errorf("GFN1 cation: method %q charge %v mult %v charges %v, printed %v", c.Method, *c.Charge, *c.Multiplicity, c.MullikenCharges, q)
+	}
+
+	log, c = readGenerated(t, "oh_anion_gbsa.out")
+	if e, _ := c.FinalEnergy(); c.SolventModel != "GBSA" || *c.Charge != -1 || *c.Multiplicity != 1 || e != lastPrinted(t, log, reTotal) {
+		t.Errorf("GBSA anion: solvent %q charge %v mult %v energy %v", c.SolventModel, *c.Charge, *c.Multiplicity, e)
+	}
+}

@@ -242,6 +242,15 @@ func (p *parser) line(b []byte) {
 		default:
 			p.errorLine(t)
 		}
+	case 'v':
+		// Linear molecules: "vibrational frequencies (cm⁻¹)", not projected.
+		switch {
+		case bytes.HasPrefix(t, []byte("vibrational frequencies")):
+			p.freqs = p.freqs[:0]
+			c.AddJob(qm.JobFrequency)
+		default:
+			p.errorLine(t)
+		}
 	case 'i':
 		if bytes.HasPrefix(t, []byte("iter")) && bytes.Contains(t, []byte("RMSdq")) {
 			p.scfPending, p.scfConv, p.scfIters = true, false, 0
@@ -429,7 +438,8 @@ func (p *parser) setupLine(t []byte) {
 				p.nvib = v
 			}
 		}
-	case bytes.HasPrefix(inner, []byte("linear?")):
+	case bytes.HasPrefix(inner, []byte("linear")):
+		// "linear?  false" (ANCOPT, Hessian), "linear (good luck)  true".
 		p.linear = bytes.HasSuffix(inner, []byte("true"))
 	}
 }
@@ -757,9 +767,21 @@ func (p *parser) frequencies() {
 	c := p.c
 	drop := len(f) - p.nvib
 	if p.nvib == 0 || drop < 0 {
-		drop = 6
-		if p.linear {
+		// No thermochemistry (a run stopped after the Hessian): xtb
+		// prints the projected translations and rotations as 0.00.
+		zeros := 0
+		for _, v := range f {
+			if math.Abs(v) < 0.005 {
+				zeros++
+			}
+		}
+		switch {
+		case zeros == 5 || zeros == 6:
+			drop = zeros
+		case p.linear:
 			drop = 5
+		default:
+			drop = 6
 		}
 	}
 	ir := p.irs
