@@ -22,8 +22,10 @@
 //     module's "d=" lines.
 //   - Method: the functional of the DFT module's "XC Information", "HF" for
 //     the SCF module, "MP2" when the MP2 module ran, or the CCSD module's
-//     "level of theory" ("CCSD", "CCSD(T)"); the SCF energies of a
-//     correlated task are those of its reference.
+//     "level of theory" ("CCSD", "CCSD(T)") or the TCE module's last
+//     "<METHOD> total energy / hartree" line; the SCF energies of a
+//     correlated task are those of its reference. SolventModel is "COSMO"
+//     when the "-cosmo- solvent" block is printed.
 //   - Multiplicity: the DFT module prints it; the SCF module prints closed
 //     and open shells (RHF/ROHF: 2S+1 = open+1) or, for UHF, only the α and
 //     β electron counts, from which it is derived as n_α − n_β + 1 (cclib
@@ -40,7 +42,8 @@
 //     atoms" table.
 //   - Dipole: the L = 1 rows of the last multipole analysis, or the
 //     property module's DMX/DMY/DMZ, in atomic units, converted with
-//     qm.AtomicUnitDipoleToDebye.
+//     qm.AtomicUnitDipoleToDebye (the property module's second block,
+//     after "Dipole moment … Debye(s)", is already in debye).
 //   - Frequencies are the projected ones (from the projected IR table, which
 //     has one more decimal than the "P.Frequency" rows; the unprojected
 //     ones if no projected ones are printed) with the projected IR

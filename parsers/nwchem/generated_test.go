@@ -158,3 +158,45 @@ func TestGeneratedSCFIterations(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneratedMore: TCE CCSD ("CCSD total energy / hartree"; cclib master's
+// ccenergies agree), COSMO ("-cosmo- solvent"), ROHF triplet O2 ("closed
+// shells = 7", "open shells = 2": 2S+1 = 3; cclib master says 5), a UKS
+// triplet ("Spin multiplicity:     3"), and a DFT optimisation of OH⁻
+// ("Charge           :    -1", "Optimization converged"; cclib master
+// raises AssertionError on it).
+func TestGeneratedMore(t *testing.T) {
+	for _, tc := range []struct {
+		file, method, solvent string
+		charge, mult          int
+		scf                   float64
+	}{
+		{"tce.out", "CCSD", "", 0, 1, -74.963023128776},
+		{"cosmo.out", "B3LYP", "COSMO", 0, 1, -76.399768295379},
+		{"rohf.out", "HF", "", 0, 3, -147.632274657778},
+		{"o2_triplet.out", "PBE0", "", 0, 3, -150.112132723552},
+		{"anion_dft_opt.out", "B3LYP", "", -1, 1, -75.706865877539},
+	} {
+		c := readGenerated(t, tc.file)
+		e, _ := c.FinalEnergy()
+		if c.Method != tc.method || c.SolventModel != tc.solvent || *c.Charge != tc.charge || c.Multiplicity == nil ||
+			*c.Multiplicity != tc.mult || e != tc.scf || !c.NormalTermination {
+			t.Errorf("%s: method %q solvent %q charge %v mult %v energy %v normal %v", tc.file, c.Method, c.SolventModel,
+				*c.Charge, c.Multiplicity, e, c.NormalTermination)
+		}
+	}
+	if c := readGenerated(t, "anion_dft_opt.out"); c.Optimization == nil || !c.Optimization.Converged {
+		t.Errorf("OH⁻ optimisation %+v", c.Optimization)
+	}
+}
+
+// TestGeneratedPropertyDipole: the property module prints its DMX/DMY/DMZ
+// rows twice, in atomic units ("DMZ  -0.6788115269") and then in debye
+// ("DMZ  -1.7253798424", "Total dipole  1.7253798424 DEBYE(S)"); the
+// second block is not to be converted again (it was read as 4.385 D).
+func TestGeneratedPropertyDipole(t *testing.T) {
+	c := readGenerated(t, "prop.out")
+	if c.Dipole == nil || c.Dipole.Z != -1.7253798424 || c.Dipole.Total != 1.7253798424 {
+		t.Errorf("dipole %+v, printed DMZ -1.7253798424 D", c.Dipole)
+	}
+}

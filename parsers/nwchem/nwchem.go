@@ -106,6 +106,8 @@ type parser struct {
 	scfTable bool // inside the SCF module's "iter energy gnorm gmax time" table
 	dip      [3]float64
 	dipN     int
+	dipDebye bool // the DMX/DMY/DMZ rows being read are in debye (property module, second block)
+	tce      bool // inside the TCE module ("task tce")
 	basisRow bool
 }
 
@@ -238,6 +240,7 @@ func (p *parser) line(b []byte) {
 			if bytes.Contains(t, []byte("Frequency Analysis")) {
 				st.c.AddJob(qm.JobFrequency)
 			}
+			p.tce = bytes.HasPrefix(t, []byte("NWChem Extensible Many-Electron Theory Module"))
 			if bytes.HasPrefix(t, []byte("NWChem MP2 ")) {
 				// "task mp2": the SCF module ran first; the level of
 				// theory is MP2 (the SCF energy stays the reference's).
@@ -422,11 +425,13 @@ func (p *parser) line(b []byte) {
 			p.startMulliken()
 		case bytes.HasPrefix(t, []byte("Multipole analysis of the density")):
 			p.sec = secMultipole
-			p.dipN = 0
+			p.dipN, p.dipDebye = 0, false
 		}
 	case '-':
 		if bytes.HasPrefix(t, []byte("----- Total")) && bytes.Contains(t, []byte("gross population on atoms")) {
 			p.startMulliken()
+		} else if bytes.Equal(t, []byte("-cosmo- solvent")) {
+			c.SolventModel = "COSMO"
 		}
 	case '@':
 		p.optLine(t)
@@ -445,7 +450,12 @@ func (p *parser) line(b []byte) {
 				}
 			}
 		} else if bytes.HasPrefix(t, []byte("Dipole Moment")) {
+			p.dipN, p.dipDebye = 0, false
+		} else if bytes.HasPrefix(t, []byte("Dipole moment")) {
+			// The property module prints the DMX/DMY/DMZ block twice, after
+			// "Dipole moment  0.67 A.U." and "Dipole moment  1.72 Debye(s)".
 			p.dipN = 0
+			p.dipDebye = bytes.Contains(t, []byte("Debye"))
 		}
 	}
 	if bytes.HasSuffix(t, []byte("Molecular Orbital Analysis")) && bytes.Contains(t, []byte("Final")) {
@@ -467,6 +477,13 @@ func (p *parser) line(b []byte) {
 	}
 	if bytes.HasPrefix(t, []byte("C=")) {
 		p.rotConst(t, 2)
+	}
+	// TCE: "CCSD total energy / hartree       =  -75.0124…"; the last
+	// method printed (CCSD, then CCSD(T)) is the level of theory.
+	if p.tce && t[0] >= 'A' && t[0] <= 'Z' {
+		if i := bytes.Index(t, []byte(" total energy / hartree")); i > 0 && i < 24 && bytes.IndexByte(t[:i], ' ') < 0 {
+			st.method = string(t[:i])
+		}
 	}
 	// Error banners: a rule, then "scf energy failed   0", "dft optimize failed  0".
 	afterRule := p.rule
@@ -751,7 +768,11 @@ func (p *parser) multipoleLine(t []byte) bool {
 }
 
 func (p *parser) setDipole() {
-	d := &qm.Dipole{X: p.dip[0] * qm.AtomicUnitDipoleToDebye, Y: p.dip[1] * qm.AtomicUnitDipoleToDebye, Z: p.dip[2] * qm.AtomicUnitDipoleToDebye}
+	f := qm.AtomicUnitDipoleToDebye
+	if p.dipDebye {
+		f = 1
+	}
+	d := &qm.Dipole{X: p.dip[0] * f, Y: p.dip[1] * f, Z: p.dip[2] * f}
 	d.Total = math.Sqrt(d.X*d.X + d.Y*d.Y + d.Z*d.Z)
 	p.st.c.Dipole = d
 	p.dipN = 0
