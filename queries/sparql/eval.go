@@ -140,6 +140,11 @@ type exec struct {
 	hashed        map[memoKey]*hashState
 	detIdx        map[memoKey]*hashState
 	noHashedRight bool
+	// subst is the solution substituted into the pattern of the EXISTS
+	// being evaluated (nil: none; see evalExists), targets caches
+	// bindTargets per node.
+	subst   row
+	targets map[node]varSet
 	noCursor      bool
 	// sharedIDs marks the shared id variables when the execution reads
 	// columns (shared.go; nil otherwise), shareable those of the query.
@@ -246,7 +251,7 @@ type planKey struct {
 
 func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 	ex := &exec{ctx: ctx, src: src, q: q, nvars: len(q.vars),
-		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{},
+		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{}, targets: map[node]varSet{},
 		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
 		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, hashed: map[memoKey]*hashState{}, detIdx: map[memoKey]*hashState{}, now: opts.Now,
 		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}, unused: unusedVars(q), joinOnly: joinOnlyVars(q)}
@@ -538,7 +543,7 @@ func (ex *exec) eval(n node, g gctx, in row, emit emitFn) error {
 		return ex.evalDetached(n, g, in, emit)
 	}
 	for _, v := range ex.riskyOf(n) {
-		if in[v] != nil {
+		if in[v] != nil && !ex.substituted(n, v) {
 			return ex.evalDetached(n, g, in, emit)
 		}
 	}
@@ -586,12 +591,12 @@ func (ex *exec) eval(n node, g gctx, in row, emit emitFn) error {
 		if handled, err := ex.minusIDs(x, g, in, emit); handled {
 			return err
 		}
-		rights, err := ex.detached(x.r, g)
+		rights, seeded, err := ex.detachedRows(x.r, g)
 		if err != nil {
 			return err
 		}
 		ix := newMinusIndex(rights)
-		charged := 0
+		charged := seeded
 		defer func() { ex.free(charged) }()
 		return ex.eval(x.l, g, in, func(a row) error {
 			out, err := ex.minusExcludes(ix, a, &charged)
@@ -728,11 +733,151 @@ func (ex *exec) test(e expr, g gctx, r row) (bool, error) {
 
 // evalDetached evaluates n on its own (cached) and joins the result with in.
 func (ex *exec) evalDetached(n node, g gctx, in row, emit emitFn) error {
+	if seed := ex.substSeed(n); seed != nil {
+		// n alone, after the substitution of an enclosing EXISTS (its
+		// solutions depend on the substituted values: not cached).
+		out := make(row, len(in))
+		return ex.eval(n, g, seed, func(r row) error {
+			copy(out, in)
+			for i, v := range r {
+				if v == nil {
+					continue
+				}
+				if out[i] == nil {
+					out[i] = v
+				} else if !sameTerm(out[i], v) {
+					return nil
+				}
+			}
+			return emit(out)
+		})
+	}
 	rows, err := ex.detached(n, g)
 	if err != nil {
 		return err
 	}
 	return ex.joinDetached(n, g, rows, in, emit)
+}
+
+// detachedRows is detached, or n's solutions after the substitution of an
+// enclosing EXISTS when n reads substituted variables (substSeed); those
+// are not cached and charged is the memory they hold, for the caller to
+// free.
+func (ex *exec) detachedRows(n node, g gctx) (rows []row, charged int, err error) {
+	seed := ex.substSeed(n)
+	if seed == nil {
+		rows, err = ex.detached(n, g)
+		return rows, 0, err
+	}
+	err = ex.eval(n, g, seed, func(r row) error {
+		c := rowBytes(r)
+		if err := ex.alloc(c); err != nil {
+			return err
+		}
+		charged += c
+		rows = append(rows, r.clone())
+		return ex.tick()
+	})
+	if err != nil {
+		ex.free(charged)
+		return nil, 0, err
+	}
+	return rows, charged, nil
+}
+
+// EXISTS by substitution. FILTER EXISTS { P } on a solution μ is true when
+// P with each variable of μ replaced by its value has a solution (SPARQL
+// 1.1 section 18.6, substitute): a FILTER, OPTIONAL or MINUS inside P
+// sees μ's values, which evaluating P alone and joining with μ would not
+// (there, FILTER(?q2 > ?q) inside P reads an unbound ?q). So while P is
+// evaluated, ex.subst holds μ: a risky variable of a node (riskyOf) that
+// μ binds does not make the node be evaluated apart, and a node evaluated
+// apart for another variable starts from μ's values of the variables it
+// mentions (substSeed) instead of nothing. BIND targets stay apart
+// (BIND(e AS ?v) with ?v substituted by a constant has no meaning), as
+// do sub-selects (their variables are their own).
+
+// evalExists evaluates EXISTS { p } on r by substitution.
+func (ex *exec) evalExists(p node, g gctx, r row) (bool, error) {
+	saved := ex.subst
+	ex.subst = r.clone()
+	defer func() { ex.subst = saved }()
+	found := false
+	err := ex.eval(p, g, r, func(row) error {
+		found = true
+		return errStop
+	})
+	if err != nil && err != errStop {
+		return false, err
+	}
+	return found, nil
+}
+
+// substituted reports whether v, risky for n, is bound by the
+// substitution of an enclosing EXISTS and may be substituted into n.
+func (ex *exec) substituted(n node, v int) bool {
+	return ex.subst != nil && ex.subst[v] != nil && !ex.bindTargets(n)[v]
+}
+
+// substSeed is the row n alone starts from inside an EXISTS: the
+// substituted values of the variables n mentions (not BIND targets); nil
+// when there are none or n is a sub-select.
+func (ex *exec) substSeed(n node) row {
+	if ex.subst == nil {
+		return nil
+	}
+	if _, isSub := n.(*nSub); isSub {
+		return nil
+	}
+	all := varSet{}
+	allVars(n, all)
+	targets := ex.bindTargets(n)
+	var seed row
+	for v := range all {
+		if v < len(ex.subst) && ex.subst[v] != nil && !targets[v] {
+			if seed == nil {
+				seed = make(row, len(ex.subst))
+			}
+			seed[v] = ex.subst[v]
+		}
+	}
+	return seed
+}
+
+// bindTargets returns the variables BIND assigns in n (outside
+// sub-selects).
+func (ex *exec) bindTargets(n node) varSet {
+	if t, ok := ex.targets[n]; ok {
+		return t
+	}
+	t := varSet{}
+	var walk func(n node)
+	walk = func(n node) {
+		switch x := n.(type) {
+		case *nJoin:
+			walk(x.l)
+			walk(x.r)
+		case *nLeftJoin:
+			walk(x.l)
+			walk(x.r)
+		case *nUnion:
+			walk(x.l)
+			walk(x.r)
+		case *nMinus:
+			walk(x.l)
+			walk(x.r)
+		case *nFilter:
+			walk(x.p)
+		case *nExtend:
+			t.add(x.slot)
+			walk(x.p)
+		case *nGraph:
+			walk(x.p)
+		}
+	}
+	walk(n)
+	ex.targets[n] = t
+	return t
 }
 
 func (ex *exec) joinFull(rows []row, in row, emit emitFn) error {
@@ -800,6 +945,12 @@ func (ex *exec) detached(n node, g gctx) ([]row, error) {
 		rows = append(rows, r.clone())
 		return ex.tick()
 	}
+	// Cached for every later use: evaluated alone, without an enclosing
+	// EXISTS's substitution (n mentions none of its variables, or is a
+	// sub-select: substSeed).
+	saved := ex.subst
+	ex.subst = nil
+	defer func() { ex.subst = saved }()
 	var err error
 	if s, ok := n.(*nSub); ok {
 		err = ex.evalSelect(s.q, g, collect)

@@ -302,6 +302,11 @@ func (ex *exec) hashedRight(n node, g gctx) *rowIndex {
 	var rows []row
 	charged := 0
 	full := false
+	// P alone is P alone, also inside an enclosing EXISTS (its table
+	// serves every later solution).
+	saved := ex.subst
+	ex.subst = nil
+	defer func() { ex.subst = saved }()
 	err := ex.eval(n, g, make(row, ex.nvars), func(r row) error {
 		c := rowBytes(r)
 		if !ex.fits(c) {

@@ -50,12 +50,8 @@ func (ex *exec) evalExpr(e expr, g gctx, r row) (quad.Value, error) {
 		if found, ok, err := ex.existsHashed(x.p, g, r); ok || err != nil {
 			return boolValue(found != x.not), err
 		}
-		found := false
-		err := ex.eval(x.p, g, r, func(row) error {
-			found = true
-			return errStop
-		})
-		if err != nil && err != errStop {
+		found, err := ex.evalExists(x.p, g, r)
+		if err != nil {
 			return nil, err
 		}
 		return boolValue(found != x.not), nil
