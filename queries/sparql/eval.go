@@ -143,9 +143,9 @@ type exec struct {
 	// subst is the solution substituted into the pattern of the EXISTS
 	// being evaluated (nil: none; see evalExists), targets caches
 	// bindTargets per node.
-	subst   row
-	targets map[node]varSet
-	noCursor      bool
+	subst    row
+	targets  map[node]varSet
+	noCursor bool
 	// sharedIDs marks the shared id variables when the execution reads
 	// columns (shared.go; nil otherwise), shareable those of the query.
 	sharedIDs, shareable []bool
