@@ -9,7 +9,11 @@
 // qm.AtomicUnitDipoleToDebye; rotational constants come from the MHz line,
 // with the infinite A constant of linear molecules ("****") stored as 0 as
 // Gaussian prints it; ZPE is the "Correction ZPE" (Eh) and enthalpy and
-// Gibbs energy the "Total H"/"Total G" lines. The version string tolerates
+// Gibbs energy the "Total H"/"Total G" lines. Frequencies are the
+// "Vibration"s Psi4 lists; at a non-stationary geometry it projects
+// translations only and lists rotation-like modes among them (its note
+// 'Note that "Vibration"s include 3 un-projected rotation-like modes.' is
+// kept as a warning). The version string tolerates
 // Debian's build header ("Git: Rev {} zzzzzzz"): it is read from the
 // "Psi4 1.3.2 release" line.
 //

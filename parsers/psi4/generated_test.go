@@ -2,6 +2,7 @@ package psi4_test
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -119,5 +120,51 @@ func TestGeneratedOptFreq(t *testing.T) {
 	if !freq.HasJob(qm.JobFrequency) || len(freq.Frequencies) != 6 || freq.Thermo.ZPE == nil || *freq.Thermo.ZPE != 0.0401292 ||
 		freq.Thermo.Gibbs == nil || *freq.Thermo.Gibbs != -55.43454656 {
 		t.Errorf("frequency step: jobs %v frequencies %v thermo %+v", freq.JobTypes, freq.Frequencies, freq.Thermo)
+	}
+}
+
+// TestGeneratedFindifRotations: frequency('b3lyp') at the (non-stationary)
+// input geometry: FINDIF of gradients, and Psi4 projects translations only:
+// 'Note that "Vibration"s include 3 un-projected rotation-like modes.', which
+// it lists as vibrations 1-3 (1196.6727i 1034.6513i 934.2893i) before
+// 1795.7246 4350.2857 4675.1714. They are kept as printed (imaginary:
+// negative) with Psi4's note as a warning; only the reference SCF counts.
+func TestGeneratedFindifRotations(t *testing.T) {
+	c := readGenerated(t, "dftfreq.out")
+	want := []float64{-1196.6727, -1034.6513, -934.2893, 1795.7246, 4350.2857, 4675.1714}
+	if !equal(c.Frequencies, want) || len(c.Warnings) != 1 || !equal(energies(c), []float64{-75.312890848835}) {
+		t.Errorf("frequencies %v warnings %v energies %v", c.Frequencies, c.Warnings, energies(c))
+	}
+}
+
+// TestGeneratedMore: ROHF triplet O2 ("0 3", "@DF-ROHF Final Energy:
+// -147.63234271917980"), energy('ccsd(t)') (Method CCSD(T)), properties()
+// with Mulliken charges ("1 O … -0.36565"), UHF NH2 (the NWChem UHF
+// energy of the same input is -55.530574815866), a loop of energy() calls
+// (one calculation: its calls cannot be told apart) and an optimisation
+// stopped by geom_maxiter 2 ("PsiException: Could not converge geometry
+// optimization in 2 iterations.").
+func TestGeneratedMore(t *testing.T) {
+	c := readGenerated(t, "rohf.out")
+	if c.Method != "HF" || *c.Multiplicity != 3 || !equal(energies(c), []float64{-147.6323427191798}) ||
+		c.Orbitals == nil || len(c.Orbitals.HOMO) != 2 || c.Orbitals.HOMO[0] != 8 || c.Orbitals.HOMO[1] != 6 {
+		t.Errorf("ROHF: method %q mult %v energies %v", c.Method, *c.Multiplicity, energies(c))
+	}
+	if c = readGenerated(t, "ccsdt.out"); c.Method != "CCSD(T)" || !equal(energies(c), []float64{-74.96302313852715}) {
+		t.Errorf("CCSD(T): method %q energies %v", c.Method, energies(c))
+	}
+	if c = readGenerated(t, "props.out"); !equal(c.MullikenCharges, []float64{-0.36565, 0.18283, 0.18283}) {
+		t.Errorf("properties: Mulliken %v", c.MullikenCharges)
+	}
+	c = readGenerated(t, "uhf.out")
+	if e, _ := c.FinalEnergy(); !c.Unrestricted || *c.Multiplicity != 2 || math.Abs(e-(-55.530574815866)) > 1e-8 {
+		t.Errorf("UHF: unrestricted %v mult %v energy %v", c.Unrestricted, *c.Multiplicity, e)
+	}
+	if c = readGenerated(t, "loop.out"); c.Steps != nil || len(energies(c)) != 2 {
+		t.Errorf("loop: %d steps, energies %v", len(c.Steps), energies(c))
+	}
+	c = readGenerated(t, "optfail.out")
+	if c.NormalTermination || c.Optimization == nil || c.Optimization.Converged || c.Optimization.Steps != 2 {
+		t.Errorf("optimisation stopped: normal %v optimization %+v", c.NormalTermination, c.Optimization)
 	}
 }

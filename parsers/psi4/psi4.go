@@ -345,6 +345,14 @@ func (p *parser) line(b []byte) {
 		if bytes.HasPrefix(t, []byte("Geometry (in ")) {
 			p.startGeom(t)
 		}
+	case 'N':
+		// At a non-stationary geometry Psi4 projects translations only and
+		// lists the rotation-like modes among the vibrations (usually
+		// imaginary): 'Note that "Vibration"s include 3 un-projected
+		// rotation-like modes.' They stay, as printed, with this warning.
+		if bytes.HasPrefix(t, []byte(`Note that "Vibration"s include`)) {
+			p.c.Warn(string(t))
+		}
 	case 'F':
 		switch {
 		case bytes.HasPrefix(t, []byte("Freq [cm^-1]")):
