@@ -11,9 +11,9 @@
 // Gaussian prints it; ZPE is the "Correction ZPE" (Eh) and enthalpy and
 // Gibbs energy the "Total H"/"Total G" lines. Frequencies are the
 // "Vibration"s Psi4 lists; at a non-stationary geometry it projects
-// translations only and lists rotation-like modes among them (its note
-// 'Note that "Vibration"s include 3 un-projected rotation-like modes.' is
-// kept as a warning). The version string tolerates
+// translations only and may list rotation-like modes among them (then,
+// with more than 3N−6 vibrations, its note 'Note that "Vibration"s include
+// 3 un-projected rotation-like modes.' is kept as a warning). The version string tolerates
 // Debian's build header ("Git: Rev {} zzzzzzz"): it is read from the
 // "Psi4 1.3.2 release" line.
 //

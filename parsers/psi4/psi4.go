@@ -226,6 +226,7 @@ type parser struct {
 
 	fd        findif
 	fdHaveSCF bool // the reference-geometry SCF of a FINDIF run was read
+	rotNote   string // Psi4's note that rotation-like modes were not projected
 
 	scfPending bool
 	scfConv    bool
@@ -346,12 +347,12 @@ func (p *parser) line(b []byte) {
 			p.startGeom(t)
 		}
 	case 'N':
-		// At a non-stationary geometry Psi4 projects translations only and
-		// lists the rotation-like modes among the vibrations (usually
-		// imaginary): 'Note that "Vibration"s include 3 un-projected
-		// rotation-like modes.' They stay, as printed, with this warning.
+		// At a non-stationary geometry Psi4 projects translations only:
+		// 'Note that "Vibration"s include 3 un-projected rotation-like
+		// modes.' If they are not near zero it lists them among the
+		// vibrations (usually imaginary); see finish.
 		if bytes.HasPrefix(t, []byte(`Note that "Vibration"s include`)) {
-			p.c.Warn(string(t))
+			p.rotNote = string(t)
 		}
 	case 'F':
 		switch {
@@ -746,6 +747,17 @@ func (p *parser) finish() {
 	}
 	if len(p.freqs) > 0 {
 		c.Frequencies = p.freqs
+		// More than 3N−6 vibrations: the rotation-like modes are among
+		// them. They stay, as Psi4 printed them, with its note as a warning.
+		if n := len(c.FinalGeometry()); p.rotNote != "" && n > 2 {
+			nvib := 3*n - 6
+			if len(c.RotationalConstants) == 3 && c.RotationalConstants[0] == 0 {
+				nvib++ // linear: Psi4 prints A as "****", stored as 0
+			}
+			if len(p.freqs) > nvib {
+				c.Warn(p.rotNote)
+			}
+		}
 		if len(p.irs) == len(p.freqs) {
 			c.IRIntensities = p.irs
 		}
