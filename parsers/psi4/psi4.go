@@ -225,7 +225,7 @@ type parser struct {
 	geomRows    bool
 
 	fd        findif
-	fdHaveSCF bool // the reference-geometry SCF of a FINDIF run was read
+	fdHaveSCF bool   // the reference-geometry SCF of a FINDIF run was read
 	rotNote   string // Psi4's note that rotation-like modes were not projected
 
 	scfPending bool
