@@ -21,9 +21,10 @@
 //     iterations") is an unconverged SCF without energy.
 //   - Orbital energies come from the "Energy/Eh" column of the orbital table,
 //     never the "Energy/eV" column (cclib master reads the eV column as
-//     hartree, 27.2× too large). xtb prints only a window around the
-//     frontier orbitals for larger molecules; qm.Orbitals.First says where
-//     it starts.
+//     hartree, 27.2× too large). For larger molecules xtb prints orbital
+//     1, "...", a window around the frontier orbitals, "...", and the
+//     highest orbital: the window holding the HOMO is kept, and
+//     qm.Orbitals.First says where it starts.
 //   - Geometry: xtb prints coordinates only for the final structure of an
 //     optimisation (xyz in Å, or Turbomole $coord in bohr) and, for GFN-FF,
 //     the input structure in its topology table (bohr); an xTB single point
@@ -32,7 +33,8 @@
 //     and the charge.
 //   - Frequencies are the projected ones; xtb lists all 3N modes and the
 //     translations and rotations (3N minus the "# frequencies" of the
-//     thermochemistry; without thermochemistry, the 5 or 6 modes printed
+//     thermochemistry plus its "# imaginary freq.", since "# frequencies"
+//     counts real modes only; without thermochemistry, the 5 or 6 modes printed
 //     as 0.00, else 6, or 5 for linear molecules) are dropped, as
 //     Gaussian, ORCA and Psi4 never print them (cclib keeps them).
 //   - Dipole: xtb prints the "full" dipole components (GFN1: the "dipole

@@ -240,3 +240,42 @@ func TestGeneratedMore(t *testing.T) {
 		t.Errorf("GBSA anion: solvent %q charge %v mult %v energy %v", c.SolventModel, *c.Charge, *c.Multiplicity, e)
 	}
 }
+
+// TestGeneratedOrbitalWindow: for caffeine (24 atoms) xtb prints orbital 1,
+// "...", orbitals 25-48 around the frontier, "...", and orbital 66. The
+// window with the HOMO ("37  2.0000  -0.3901999  -10.6179 (HOMO)", "38
+// -0.2663771  -7.2485 (LUMO)") is kept (only orbital 66 was kept before);
+// the gap is the printed "HL-Gap 0.1238228 Eh". cclib master returns 14
+// HOMO indices, the eV column as hartree and NaN for the LUMO here.
+func TestGeneratedOrbitalWindow(t *testing.T) {
+	log, c := readGenerated(t, "caffeine_sp.out")
+	o := c.Orbitals
+	h, ok1 := o.HOMOEnergy(0)
+	l, ok2 := o.LUMOEnergy(0)
+	if !ok1 || !ok2 || o.First != 24 || len(o.Energies[0]) != 24 || o.HOMO[0] != 36 || h != -0.3901999 || l != -0.2663771 {
+		t.Fatalf("first %d n %d HOMO %v: %v %v", o.First, len(o.Energies[0]), o.HOMO, h, l)
+	}
+	if gap := lastPrinted(t, log, `HL-Gap\s+(\S+) Eh`); math.Abs(l-h-gap) > 1e-7 {
+		t.Errorf("gap %v, printed %v", l-h, gap)
+	}
+	if len(c.MullikenCharges) != 24 || *c.Multiplicity != 1 {
+		t.Errorf("charges %d mult %v", len(c.MullikenCharges), *c.Multiplicity)
+	}
+}
+
+// TestGeneratedImaginary: a Hessian of planar NH3 (a saddle point):
+// "eigval : -871.20 1506.21 …", "# frequencies 5", "# imaginary freq. 1".
+// "# frequencies" counts the real modes only; the imaginary one is one of
+// the 3N−6 and stays (it was dropped with the translations and rotations).
+func TestGeneratedImaginary(t *testing.T) {
+	_, c := readGenerated(t, "nh3_planar_hess.out")
+	want := []float64{-871.2, 1506.21, 1506.45, 3381.88, 3489.87, 3490.11}
+	if len(c.Frequencies) != len(want) || len(c.IRIntensities) != len(want) || c.IRIntensities[0] != 548.22 {
+		t.Fatalf("frequencies %v IR %v", c.Frequencies, c.IRIntensities)
+	}
+	for i, w := range want {
+		if c.Frequencies[i] != w {
+			t.Errorf("frequency %d: %v, printed %v", i, c.Frequencies[i], w)
+		}
+	}
+}

@@ -86,7 +86,8 @@ type parser struct {
 	charges []float64
 	freqs   []float64
 	irs     []float64
-	nvib    int
+	nvib    int // "# frequencies" of the thermochemistry: the real ones
+	nimag   int // "# imaginary freq." of the thermochemistry
 	linear  bool
 	errored bool
 	done    bool
@@ -438,6 +439,12 @@ func (p *parser) setupLine(t []byte) {
 				p.nvib = v
 			}
 		}
+	case bytes.HasPrefix(inner, []byte("# imaginary freq.")):
+		if fs := qm.Fields(inner, p.fields); len(fs) == 4 {
+			if v, ok := qm.ParseInt(fs[3]); ok {
+				p.nimag = v
+			}
+		}
 	case bytes.HasPrefix(inner, []byte("linear")):
 		// "linear?  false" (ANCOPT, Hessian), "linear (good luck)  true".
 		p.linear = bytes.HasSuffix(inner, []byte("true"))
@@ -534,12 +541,26 @@ func (p *parser) endOrbitals() {
 	if !p.orbOK || len(p.orbE) == 0 {
 		return
 	}
-	// Keep the contiguous run that ends at the last printed orbital.
-	k := len(p.orbNo) - 1
-	for k > 0 && p.orbNo[k-1] == p.orbNo[k]-1 {
-		k--
+	// Larger molecules: "1 …", "...", a window around the frontier
+	// orbitals, "...", the highest orbital. Keep the contiguous run that
+	// holds the HOMO (the longest one if no HOMO is marked).
+	bestLo, bestHi := 0, 0
+	for lo := 0; lo < len(p.orbNo); {
+		hi := lo + 1
+		for hi < len(p.orbNo) && p.orbNo[hi] == p.orbNo[hi-1]+1 {
+			hi++
+		}
+		first, last := p.orbNo[lo]-1, p.orbNo[hi-1]-1
+		if p.orbHOMO >= first && p.orbHOMO <= last {
+			bestLo, bestHi = lo, hi
+			break
+		}
+		if hi-lo > bestHi-bestLo {
+			bestLo, bestHi = lo, hi
+		}
+		lo = hi
 	}
-	o := &qm.Orbitals{First: p.orbNo[k] - 1, Energies: [][]float64{append([]float64(nil), p.orbE[k:]...)}, HOMO: []int{p.orbHOMO}}
+	o := &qm.Orbitals{First: p.orbNo[bestLo] - 1, Energies: [][]float64{append([]float64(nil), p.orbE[bestLo:bestHi]...)}, HOMO: []int{p.orbHOMO}}
 	p.c.Orbitals = o
 }
 
@@ -765,7 +786,9 @@ func (p *parser) frequencies() {
 		return
 	}
 	c := p.c
-	drop := len(f) - p.nvib
+	// "# frequencies" counts the real vibrations only: an imaginary mode
+	// (a saddle point) is one of the 3N−6 and is kept.
+	drop := len(f) - p.nvib - p.nimag
 	if p.nvib == 0 || drop < 0 {
 		// No thermochemistry (a run stopped after the Hessian): xtb
 		// prints the projected translations and rotations as 0.00.
