@@ -10,6 +10,7 @@ import (
 
 	"github.com/molgraph/molgraph/parsers/nwchem"
 	"github.com/molgraph/molgraph/parsers/qm"
+	"github.com/molgraph/molgraph/parsers/qm/qmtest"
 )
 
 // The logs of testdata/generated were made with Debian's nwchem 7.0.2 (each
@@ -198,5 +199,51 @@ func TestGeneratedPropertyDipole(t *testing.T) {
 	c := readGenerated(t, "prop.out")
 	if c.Dipole == nil || c.Dipole.Z != -1.7253798424 || c.Dipole.Total != 1.7253798424 {
 		t.Errorf("dipole %+v, printed DMZ -1.7253798424 D", c.Dipole)
+	}
+}
+
+// TestGeneratedFourTasks: dft energy (B3LYP), scf energy, mp2 energy, then
+// "charge 1" and a PBE0 doublet: four steps, each with its own method,
+// charge and multiplicity ("Charge : 1", "Spin multiplicity: 2" in the
+// fourth only) and SCF energies equal to those Debian's cclib parses from
+// that task's part of the log.
+func TestGeneratedFourTasks(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "generated", "multi3.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := readGenerated(t, "multi3.out")
+	want := []struct {
+		method       string
+		charge, mult int
+	}{{"B3LYP", 0, 1}, {"HF", 0, 1}, {"MP2", 0, 1}, {"PBE0", 1, 2}}
+	if len(c.Steps) != len(want) {
+		t.Fatalf("%d steps", len(c.Steps))
+	}
+	for i, w := range want {
+		s := c.Steps[i]
+		if s.Method != w.method || *s.Charge != w.charge || *s.Multiplicity != w.mult || !s.NormalTermination {
+			t.Errorf("step %d: method %q charge %v mult %v normal %v", i+1, s.Method, *s.Charge, *s.Multiplicity, s.NormalTermination)
+		}
+	}
+	prefix := bytes.Index(data, []byte("NWChem DFT Module"))
+	prefix = bytes.LastIndexByte(data[:prefix], '\n') + 1
+	ref := qmtest.CclibStepEnergies(t, data, prefix, false, func(l []byte) bool {
+		return bytes.HasPrefix(bytes.TrimSpace(l), []byte("Task  times"))
+	})
+	if n := len(ref); n == len(want)+1 && len(ref[n-1]) == 0 {
+		ref = ref[:n-1] // the piece after the last task holds no SCF
+	}
+	t.Logf("%d SCF energies compared with cclib per step", qmtest.CheckStepEnergies(t, "multi3.out", c, ref))
+}
+
+// TestGeneratedOptimizationFailed: "driver; maxiter 2" stops the
+// optimisation with "scf optimize failed  0" (exit 255): not converged, not
+// a normal termination, one SCF energy per geometry (line searches skipped).
+func TestGeneratedOptimizationFailed(t *testing.T) {
+	c := readGenerated(t, "optfail.out")
+	if c.NormalTermination || c.Optimization == nil || c.Optimization.Converged || len(c.Warnings) == 0 ||
+		c.Warnings[0] != "scf optimize failed" || len(c.SCFEnergies()) != c.Optimization.Steps {
+		t.Errorf("normal %v optimization %+v energies %v warnings %v", c.NormalTermination, c.Optimization, c.SCFEnergies(), c.Warnings)
 	}
 }
