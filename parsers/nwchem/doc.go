@@ -20,7 +20,9 @@
 //     reprints count as the solution of their geometry. Iterations are the
 //     rows of the SCF module's "iter energy gnorm gmax" table or the DFT
 //     module's "d=" lines.
-//   - Method: the functional of the DFT module's "XC Information", "HF" for
+//   - Method: the functional the DFT module's "XC Information" names, or
+//     for an "xc" line of components a name composed from them (BP86,
+//     BLYP, SVWN5, PBE, PBE0, TPSS; unknown rows joined as printed), "HF" for
 //     the SCF module, "MP2" when the MP2 module ran, or the CCSD module's
 //     "level of theory" ("CCSD", "CCSD(T)") or the TCE module's last
 //     "<METHOD> total energy / hartree" line; the SCF energies of a
@@ -58,8 +60,9 @@
 //   - Normal termination: a task terminated normally if it printed "Task
 //     times" without an error banner ("… failed"); the last task needs the
 //     final "Total times" too. An aborted SCF is therefore false, not absent;
-//     so is a run stopped by an input error ("There is an error in the
-//     specified basis set", kept as a warning).
+//     so is a run stopped by an error ("There is an error in the specified
+//     basis set", "This error has not yet been assigned to a category"),
+//     kept as a warning with the message of its errquit banner.
 //
 // There is no maintained Go library for NWChem output; cclib (Python) is the
 // reference this parser is tested against.

@@ -136,13 +136,14 @@ func TestGeneratedOptThenFreq(t *testing.T) {
 }
 
 // TestGeneratedInputError: a basis set that does not exist stops the run
-// before any module ("There is an error in the specified basis set"): not a
-// normal termination, with the reason as a warning. cclib master raises
+// before any module ("bas_tag_lib: failed opening basis file  0", "There is
+// an error in the specified basis set"): not a normal termination, with
+// both lines as warnings. cclib master raises
 // AttributeError ('shells') on this log.
 func TestGeneratedInputError(t *testing.T) {
 	c := readGenerated(t, "badbasis.out")
-	if c.NormalTermination || len(c.SCF) != 0 || len(c.Warnings) == 0 ||
-		!strings.Contains(c.Warnings[0], "error in the specified basis set") {
+	if c.NormalTermination || len(c.SCF) != 0 || len(c.Warnings) != 2 || c.Warnings[0] != "bas_tag_lib: failed opening basis file" ||
+		!strings.Contains(c.Warnings[1], "error in the specified basis set") {
 		t.Errorf("normal %v SCF %v warnings %v", c.NormalTermination, c.SCF, c.Warnings)
 	}
 }
@@ -245,5 +246,45 @@ func TestGeneratedOptimizationFailed(t *testing.T) {
 	if c.NormalTermination || c.Optimization == nil || c.Optimization.Converged || len(c.Warnings) == 0 ||
 		c.Warnings[0] != "scf optimize failed" || len(c.SCFEnergies()) != c.Optimization.Steps {
 		t.Errorf("normal %v optimization %+v energies %v warnings %v", c.NormalTermination, c.Optimization, c.SCFEnergies(), c.Warnings)
+	}
+}
+
+// TestGeneratedXCNames: "xc" lines of components print no "… Method XC
+// Potential" row, only the components ("PerdewBurkeErnzerhof Exchange
+// Functional 1.000", "Perdew 1991 LDA Correlation Functional 1.000 local",
+// "PerdewBurkeErnz. Correlation Functional 1.000 non-local"): the method is
+// named from them (it was empty, and the ontology gate refused the
+// calculation for a missing level of theory). cclib master names only the
+// first word ("Becke" for BP86). Energies are the "Total DFT energy" lines.
+func TestGeneratedXCNames(t *testing.T) {
+	c := readGenerated(t, "xcvariants.out")
+	want := []struct {
+		xc, method string
+		e          float64
+	}{
+		{"xpbe96 cpbe96", "PBE", -75.225566702683},
+		{"becke88 perdew86", "BP86", -75.310636672611},
+		{"becke88 lyp", "BLYP", -75.277447314302},
+		{"slater vwn_5", "SVWN5", -74.732038556892},
+		{"m06-2x", "M06-2X", -75.312814799501},
+		{"hfexch 0.25 xpbe96 0.75 cpbe96", "PBE0", -75.245700599961},
+		{"xtpss03 ctpss03", "TPSS", -75.326721946805},
+	}
+	if len(c.Steps) != len(want) {
+		t.Fatalf("%d steps", len(c.Steps))
+	}
+	for i, w := range want {
+		s := c.Steps[i]
+		if e, _ := s.FinalEnergy(); s.Method != w.method || e != w.e {
+			t.Errorf("xc %s: method %q energy %v, want %q %v", w.xc, s.Method, e, w.method, w.e)
+		}
+	}
+
+	// The same input with an empty "xc" line in a fifth block: the run
+	// stops in the input module ("dft_input: xc huh?  0", "This error has
+	// not yet been assigned to a category") after the fourth task.
+	c = readGenerated(t, "xc_huh.out")
+	if len(c.Steps) != 4 || c.NormalTermination || len(c.Warnings) == 0 || c.Warnings[0] != "dft_input: xc huh?" {
+		t.Errorf("%d steps normal %v warnings %v", len(c.Steps), c.NormalTermination, c.Warnings)
 	}
 }

@@ -108,6 +108,9 @@ type parser struct {
 	dipN     int
 	dipDebye bool // the DMX/DMY/DMZ rows being read are in debye (property module, second block)
 	tce      bool // inside the TCE module ("task tce")
+	xc       []xcComponent
+	xcNamed  bool // the XC block named its functional ("… Method XC …")
+	errMsg   string // the message of the last errquit banner
 	basisRow bool
 }
 
@@ -192,16 +195,29 @@ func (p *parser) line(b []byte) {
 		}
 		p.sec = secNone
 	case secXC:
-		if len(t) == 0 || t[0] == '-' {
+		// "B3LYP Method XC Potential" names the functional; without it
+		// (an "xc" line of components) the component rows are named.
+		if len(t) > 0 && t[0] == '-' {
 			return
 		}
-		p.sec = secNone
+		if len(t) == 0 {
+			if len(p.xc) > 0 || p.xcNamed {
+				p.endXC()
+			}
+			return
+		}
 		fs := qm.Fields(t, p.fields)
 		p.fields = fs
 		if len(fs) >= 3 && string(fs[1]) == "Method" {
 			p.st.method = string(fs[0])
+			p.xcNamed = true
+			return
 		}
-		return
+		if c, ok := xcComponentOf(fs); ok && len(p.xc) < 16 {
+			p.xc = append(p.xc, c)
+			return
+		}
+		p.endXC() // and read the line as any other
 	}
 	if len(t) == 0 {
 		p.scfTable = false
@@ -273,6 +289,7 @@ func (p *parser) line(b []byte) {
 	case 'X':
 		if bytes.Equal(t, []byte("XC Information")) {
 			p.sec = secXC
+			p.xc, p.xcNamed = p.xc[:0], false
 		}
 	case 'w':
 		if bytes.HasPrefix(t, []byte("wavefunction")) && bytes.Contains(t, []byte("=")) {
@@ -488,12 +505,24 @@ func (p *parser) line(b []byte) {
 	// Error banners: a rule, then "scf energy failed   0", "dft optimize failed  0".
 	afterRule := p.rule
 	p.rule = len(t) > 20 && t[0] == '-' && t[len(t)-1] == '-'
-	if afterRule && bytes.HasPrefix(t, []byte("There is an error in")) {
-		// Input errors (a basis set that does not exist, a bad input
-		// line) end the run before any module: "There is an error in the
-		// specified basis set".
+	if afterRule && (bytes.HasPrefix(t, []byte("There is an error in")) || bytes.HasPrefix(t, []byte("This error has not yet been assigned"))) {
+		// An error's category line ends the run: "There is an error in
+		// the specified basis set" (input errors, before any module), or
+		// "This error has not yet been assigned to a category". The
+		// message of the errquit banner before it says more.
 		st.failed = true
+		if p.errMsg != "" {
+			c.Warn(p.errMsg)
+		}
 		c.Warn(string(t))
+	}
+	if afterRule && !p.rule && len(t) < 200 {
+		// errquit banners: a rule, "dft_input: xc huh?      0", a rule.
+		if fs := qm.Fields(t, p.fields); len(fs) >= 2 {
+			if _, ok := qm.ParseInt(fs[len(fs)-1]); ok {
+				p.errMsg = string(qm.TrimSpace(t[:bytes.LastIndex(t, fs[len(fs)-1])]))
+			}
+		}
 	}
 	if afterRule && bytes.Contains(t, []byte(" failed")) {
 		fs := qm.Fields(t, p.fields)
@@ -824,6 +853,16 @@ func (p *parser) rotConst(t []byte, k int) {
 }
 
 // endStep completes the current step and appends it to the steps.
+// endXC ends an XC Information block: if it named no functional, the
+// method is composed from its components.
+func (p *parser) endXC() {
+	p.sec = secNone
+	if !p.xcNamed && len(p.xc) > 0 {
+		p.st.method = xcName(p.xc)
+	}
+	p.xc = p.xc[:0]
+}
+
 func (p *parser) endStep() {
 	switch p.sec {
 	case secGeom:

@@ -250,6 +250,15 @@ type parser struct {
 
 func (p *parser) skipping() bool { return p.fd == findifSkip }
 
+// startFindif marks the start of a finite-difference frequency run: the
+// SCF solutions of its displaced geometries are not kept.
+func (p *parser) startFindif() {
+	if p.fd == noFindif {
+		p.fd = findifFirst
+		p.fdHaveSCF = len(p.c.SCF) > 0
+	}
+}
+
 func (p *parser) line(b []byte) {
 	t := qm.TrimSpace(b)
 	switch p.sec {
@@ -369,10 +378,14 @@ func (p *parser) line(b []byte) {
 		case bytes.HasPrefix(t, []byte("Final optimized geometry")):
 			p.optDone = true
 		case bytes.Equal(t, []byte("FINDIF")):
-			if p.fd == noFindif {
-				p.fd = findifFirst
-				p.fdHaveSCF = len(p.c.SCF) > 0
-			}
+			p.startFindif()
+		}
+	case 'U':
+		// Psi4 1.2 and older print no FINDIF banner: "Using
+		// finite-differences of gradients to determine vibrational
+		// frequencies and".
+		if bytes.HasPrefix(t, []byte("Using finite-differences of")) {
+			p.startFindif()
 		}
 	case 'I':
 		if bytes.HasPrefix(t, []byte("IR activ [km/mol]")) {
