@@ -109,7 +109,7 @@ type parser struct {
 	dipDebye bool // the DMX/DMY/DMZ rows being read are in debye (property module, second block)
 	tce      bool // inside the TCE module ("task tce")
 	xc       []xcComponent
-	xcNamed  bool // the XC block named its functional ("… Method XC …")
+	xcNamed  bool   // the XC block named its functional ("… Method XC …")
 	errMsg   string // the message of the last errquit banner
 	basisRow bool
 }
