@@ -288,3 +288,23 @@ func TestGeneratedXCNames(t *testing.T) {
 		t.Errorf("%d steps normal %v warnings %v", len(c.Steps), c.NormalTermination, c.Warnings)
 	}
 }
+
+// TestCclibBOMD: cclib's dvb_bomd_ks.out (NWChem 7.0.0, Born-Oppenheimer
+// MD, testdata/cclib): the QMD module prints no "Task times", only the
+// final "Total times", so its task terminated normally (cclib: success
+// True); its 36 SCF energies equal cclib master's (first -382.30023449567,
+// last -382.284591471571).
+func TestCclibBOMD(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "cclib", "dvb_bomd_ks.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := nwchem.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.SCFEnergies()
+	if !c.NormalTermination || len(e) != 36 || e[0] != -382.30023449567 || e[35] != -382.284591471571 {
+		t.Errorf("normal %v, %d energies %v", c.NormalTermination, len(e), e)
+	}
+}

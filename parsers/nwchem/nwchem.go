@@ -1073,6 +1073,11 @@ func (p *parser) finish() []*qm.Calculation {
 	if len(steps) > 0 && !p.runDone {
 		steps[len(steps)-1].NormalTermination = false
 	}
+	// Some modules (QMD, molecular dynamics) print no "Task times": the
+	// final "Total times" ends their task.
+	if len(steps) > 0 && p.runDone && !p.st.taskDone && !p.st.failed {
+		steps[len(steps)-1].NormalTermination = true
+	}
 	// A trailing step that only carried the previous task's state over
 	// (nothing of its own) is not a step.
 	if n := len(steps); n > 1 && len(steps[n-1].SCF) == 0 && len(steps[n-1].JobTypes) == 0 {

@@ -168,3 +168,24 @@ func TestGeneratedMore(t *testing.T) {
 		t.Errorf("optimisation stopped: normal %v optimization %+v", c.NormalTermination, c.Optimization)
 	}
 }
+
+// TestCclibFindif121: Psi4 1.2.1 prints no FINDIF banner, only "Using
+// finite-differences of gradients to determine vibrational frequencies";
+// the SCF solutions of the displaced geometries were kept as SCF energies
+// (75 for cclib's dvb_ir_rhf.out, cclib: 1). testdata/cclib holds an
+// excerpt (README.md): one SCF energy ("@DF-RHF Final Energy:
+// -379.77011151297563"), 54 frequencies, "Correction ZPE … 0.19167937 [Eh]".
+func TestCclibFindif121(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "cclib", "dvb_ir_rhf_psi4-1.2.1_excerpt.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := psi4.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equal(energies(c), []float64{-379.77011151297563}) || len(c.Geometries) != 1 || len(c.Frequencies) != 54 ||
+		c.Frequencies[0] != 137.2458 || c.Thermo.ZPE == nil || *c.Thermo.ZPE != 0.19167937 || c.ProgramVersion != "1.2.1" {
+		t.Errorf("energies %v geometries %d frequencies %d ZPE %v version %q", energies(c), len(c.Geometries), len(c.Frequencies), c.Thermo.ZPE, c.ProgramVersion)
+	}
+}

@@ -64,7 +64,7 @@ func LongLine(t *testing.T, folder string, parse ParseFunc) {
 }
 
 // Fuzz seeds f with the head and tail of every log of folder and of the
-// package's own testdata/generated logs, and checks that parse returns a
+// package's own testdata/generated and testdata/cclib logs, and checks that parse returns a
 // calculation or ErrNoResults.
 func Fuzz(f *testing.F, folder string, parse ParseFunc) {
 	for _, rel := range Logs(f, folder) {
@@ -72,8 +72,10 @@ func Fuzz(f *testing.F, folder string, parse ParseFunc) {
 		f.Add(data[:min(len(data), 20000)])
 		f.Add(data[max(0, len(data)-20000):])
 	}
-	// The package's own generated logs (testdata/generated), if any.
+	// The package's own logs (testdata/generated, testdata/cclib), if any.
 	own, _ := filepath.Glob(filepath.Join("testdata", "generated", "*.out"))
+	more, _ := filepath.Glob(filepath.Join("testdata", "cclib", "*.out"))
+	own = append(own, more...)
 	for _, path := range own {
 		data, err := os.ReadFile(path)
 		if err != nil {
