@@ -23,8 +23,10 @@ const (
 	ValueFloat    = quadstore.ValueFloat
 	ValueBoolean  = quadstore.ValueBoolean
 	ValueDateTime = quadstore.ValueDateTime
-	ValueOther    = quadstore.ValueOther
-	ValueDecimal  = quadstore.ValueDecimal
+	// ValueDateTimeUTC is a dateTime written in UTC (Z, +00:00, -00:00).
+	ValueDateTimeUTC = quadstore.ValueDateTimeUTC
+	ValueOther       = quadstore.ValueOther
+	ValueDecimal     = quadstore.ValueDecimal
 )
 
 // TermValues returns the value column the view's term ids may be read

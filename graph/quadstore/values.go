@@ -40,7 +40,9 @@ import (
 // int64 (the value is mantissa / 10^scale); doubles and floats (INF, -INF
 // and NaN included; a float is rounded to float32 precision); booleans
 // ("true", "false", "1", "0"); dateTimes with a timezone (as UTC
-// nanoseconds, years 1678 to 2261). A term that is no XSD number literal
+// nanoseconds, years 1678 to 2261; ValueDateTimeUTC when the timezone is
+// Z, +00:00 or -00:00, so that the lexical form's fields are the UTC
+// time's, else ValueDateTime). A term that is no XSD number literal
 // at all (an IRI, a blank node, a string, a literal of another datatype,
 // a Go-native term such as quad.Int) is ValueOther; anything else (a
 // number literal the 64 bits cannot hold or an ill-typed one, a boolean
@@ -63,6 +65,7 @@ const (
 	ValueBoolean
 	ValueDateTime
 	ValueOther
+	ValueDateTimeUTC
 	ValueDecimal ValueKind = 16
 )
 
@@ -93,7 +96,7 @@ func (t TermValue) Decimal() (mant int64, scale int, ok bool) {
 // Bool is the value of a ValueBoolean.
 func (t TermValue) Bool() bool { return t.Bits != 0 }
 
-// Time is the value of a ValueDateTime, in UTC.
+// Time is the value of a ValueDateTime or ValueDateTimeUTC, in UTC.
 func (t TermValue) Time() time.Time { return time.Unix(0, int64(t.Bits)).UTC() }
 
 // Len is the number of ids the snapshot covers: ids below it.
@@ -333,6 +336,9 @@ func foldTerm(enc []byte) TermValue {
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil || strings.HasSuffix(s, "z") || t.Year() < 1678 || t.Year() > 2261 {
 			return TermValue{}
+		}
+		if _, off := t.Zone(); off == 0 {
+			return TermValue{ValueDateTimeUTC, uint64(t.UnixNano())}
 		}
 		return TermValue{ValueDateTime, uint64(t.UnixNano())}
 	}

@@ -39,7 +39,9 @@ func TestValues(t *testing.T) {
 		{xsd("inf", "double"), TermValue{}},
 		{xsd("1", "boolean"), TermValue{ValueBoolean, 1}},
 		{xsd("false", "boolean"), TermValue{ValueBoolean, 0}},
-		{xsd("2020-01-02T03:04:05Z", "dateTime"), TermValue{ValueDateTime, 1577934245 * 1e9}},
+		{xsd("2020-01-02T03:04:05Z", "dateTime"), TermValue{ValueDateTimeUTC, 1577934245 * 1e9}},
+		{xsd("2020-01-02T03:04:05-00:00", "dateTime"), TermValue{ValueDateTimeUTC, 1577934245 * 1e9}},
+		{xsd("2020-01-02T05:04:05+02:00", "dateTime"), TermValue{ValueDateTime, 1577934245 * 1e9}},
 		{xsd("2020-01-02T03:04:05", "dateTime"), TermValue{}}, // no timezone
 		{xsd("maybe", "boolean"), TermValue{}},
 		{xsd("5", "string"), TermValue{Kind: ValueOther}},

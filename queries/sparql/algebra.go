@@ -79,6 +79,10 @@ type (
 		v     quad.Value
 		n     num
 		isNum bool
+		// dt is a dateTime constant with a timezone as UTC nanoseconds
+		// (isDT; see dateOperand).
+		dt   int64
+		isDT bool
 	}
 	eVar struct{ slot int }
 	// eOp is an operator: "||" "&&" "=" "!=" "<" ">" "<=" ">=" "+" "-" "*"

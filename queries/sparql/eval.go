@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cayleygraph/quad"
@@ -1068,7 +1069,8 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 		bound.add(g.gvar)
 	}
 	for _, v := range sortedSlots(bound) {
-		key = fmt.Appendf(key, "%d,", v)
+		key = strconv.AppendInt(key, int64(v), 10)
+		key = append(key, ',')
 	}
 	pk := planKey{b: b, bound: string(key)}
 	if len(filters) > 0 {

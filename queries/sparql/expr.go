@@ -815,24 +815,8 @@ func dateFunc(name string, v quad.Value) (quad.Value, error) {
 		return nil, errEval
 	}
 	switch name {
-	case "YEAR":
-		return num{k: kInt, i: int64(t.Year())}.value(), nil
-	case "MONTH":
-		return num{k: kInt, i: int64(t.Month())}.value(), nil
-	case "DAY":
-		return num{k: kInt, i: int64(t.Day())}.value(), nil
-	case "HOURS":
-		return num{k: kInt, i: int64(t.Hour())}.value(), nil
-	case "MINUTES":
-		return num{k: kInt, i: int64(t.Minute())}.value(), nil
-	case "SECONDS":
-		r := new(big.Rat).SetFrac64(int64(t.Second())*1e9+int64(t.Nanosecond()), 1e9)
-		s := r.FloatString(9)
-		s = strings.TrimRight(s, "0")
-		if strings.HasSuffix(s, ".") {
-			s = s[:len(s)-1]
-		}
-		return quad.TypedString{Value: quad.String(s), Type: xsdDecimal}, nil
+	case "YEAR", "MONTH", "DAY", "HOURS", "MINUTES", "SECONDS":
+		return datePart(name, t), nil
 	case "TIMEZONE":
 		if !hasTZ {
 			return nil, errEval
@@ -850,6 +834,30 @@ func dateFunc(name string, v quad.Value) (quad.Value, error) {
 		return quad.String(t.Format("-07:00")), nil
 	}
 	return nil, errEval
+}
+
+// datePart is YEAR, MONTH, DAY, HOURS, MINUTES or SECONDS of t, in t's
+// own location (the lexical form's timezone).
+func datePart(name string, t time.Time) quad.Value {
+	switch name {
+	case "YEAR":
+		return num{k: kInt, i: int64(t.Year())}.value()
+	case "MONTH":
+		return num{k: kInt, i: int64(t.Month())}.value()
+	case "DAY":
+		return num{k: kInt, i: int64(t.Day())}.value()
+	case "HOURS":
+		return num{k: kInt, i: int64(t.Hour())}.value()
+	case "MINUTES":
+		return num{k: kInt, i: int64(t.Minute())}.value()
+	}
+	r := new(big.Rat).SetFrac64(int64(t.Second())*1e9+int64(t.Nanosecond()), 1e9)
+	s := r.FloatString(9)
+	s = strings.TrimRight(s, "0")
+	if strings.HasSuffix(s, ".") {
+		s = s[:len(s)-1]
+	}
+	return quad.TypedString{Value: quad.String(s), Type: xsdDecimal}
 }
 
 func xsdDuration(off int) string {

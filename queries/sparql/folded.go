@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
+	"time"
 
 	"github.com/cayleygraph/quad"
 	"github.com/molgraph/molgraph/graph"
@@ -124,7 +125,66 @@ func newConst(v quad.Value) *eConst {
 	if n, ok := toNum(v); ok {
 		c.n, c.isNum = n, true
 	}
+	if classify(v) == cDateTime {
+		if t, hasTZ, _ := toDateTime(v); hasTZ && t.Year() >= 1678 && t.Year() <= 2261 {
+			c.dt, c.isDT = t.UnixNano(), true
+		}
+	}
 	return c
+}
+
+// Folded dateTimes. The value column holds a dateTime with a timezone as
+// its UTC instant (graph.ValueDateTime, or ValueDateTimeUTC when it was
+// written in UTC). Two dateTimes with timezones compare by instant
+// (cmpDates), so a comparison of such a variable with another or with a
+// constant dateTime with a timezone reads the column; one without a
+// timezone takes the decoded path (the XSD partial order). YEAR, MONTH,
+// DAY, HOURS, MINUTES and SECONDS read the fields in the lexical form's
+// own timezone: from the column only for ValueDateTimeUTC.
+
+// dateOperand returns the UTC nanoseconds of an operand that is a
+// value-read variable bound to a folded dateTime or a dateTime constant
+// with a timezone; utc tells the fields are those of the lexical form.
+func (ex *exec) dateOperand(e expr, r row) (ns int64, utc, ok bool) {
+	switch x := e.(type) {
+	case *eVar:
+		if t, isID := r[x.slot].(idTerm); isID && ex.vals != nil {
+			switch tv := ex.vals.Get(t.id); tv.Kind {
+			case graph.ValueDateTime, graph.ValueDateTimeUTC:
+				ex.folds++
+				return int64(tv.Bits), tv.Kind == graph.ValueDateTimeUTC, true
+			}
+		}
+	case *eConst:
+		return x.dt, false, x.isDT
+	}
+	return 0, false, false
+}
+
+// foldedDateCmp compares two dateOperands; handled is false when either
+// is not one.
+func (ex *exec) foldedDateCmp(x *eOp, r row) (v quad.Value, handled bool) {
+	a, _, ok := ex.dateOperand(x.args[0], r)
+	if !ok {
+		return nil, false
+	}
+	b, _, ok := ex.dateOperand(x.args[1], r)
+	if !ok {
+		return nil, false
+	}
+	switch x.op {
+	case "=":
+		return boolValue(a == b), true
+	case "!=":
+		return boolValue(a != b), true
+	case "<":
+		return boolValue(a < b), true
+	case ">":
+		return boolValue(a > b), true
+	case "<=":
+		return boolValue(a <= b), true
+	}
+	return boolValue(a >= b), true
 }
 
 // notNumber reports whether e is a variable bound to an id whose term the
@@ -139,7 +199,7 @@ func (ex *exec) notNumber(e expr, r row) bool {
 		return false
 	}
 	switch ex.vals.Get(t.id).Kind {
-	case graph.ValueOther, graph.ValueBoolean, graph.ValueDateTime:
+	case graph.ValueOther, graph.ValueBoolean, graph.ValueDateTime, graph.ValueDateTimeUTC:
 		return true
 	}
 	return false
@@ -260,6 +320,9 @@ func (ex *exec) foldedOp(x *eOp, r row) (v quad.Value, handled bool, err error) 
 	if len(x.args) != 2 {
 		return nil, false, nil
 	}
+	if v, ok := ex.foldedDateCmp(x, r); ok {
+		return v, true, nil
+	}
 	a, ok, err := ex.numOperand(x.args[0], r)
 	if !ok || err != nil {
 		return nil, ok, err
@@ -303,6 +366,15 @@ func (ex *exec) foldedCall(x *eCall, r row) (v quad.Value, handled bool, err err
 			return nil, ok, err
 		}
 		return trueValue, true, nil
+	}
+	switch x.name {
+	case "YEAR", "MONTH", "DAY", "HOURS", "MINUTES", "SECONDS":
+		if ns, utc, ok := ex.dateOperand(x.args[0], r); ok && utc {
+			if _, isVar := x.args[0].(*eVar); isVar {
+				return datePart(x.name, time.Unix(0, ns).UTC()), true, nil
+			}
+		}
+		return nil, false, nil
 	}
 	res, ok, err := ex.roundCall(x, r)
 	if !ok || err != nil {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cayleygraph/quad"
 	"github.com/molgraph/molgraph/graph"
@@ -202,9 +203,38 @@ func foldStoreN(t *testing.T, n int) *graph.Store {
 		if i%5 == 0 {
 			qs = append(qs, tr(m, "odd", tricky[(i/5)%len(tricky)]))
 		}
+		if i%2 == 0 {
+			qs = append(qs, tr(m, "t", foldDateTime(i)))
+		}
 	}
 	putIndexed(t, st, "http://g/1", qs)
 	return st
+}
+
+// foldDateTime is the i-th registration time of foldStoreN: about a day
+// apart, written in UTC (Z, -00:00), in other timezones or without one,
+// some with fractions of a second.
+func foldDateTime(i int) quad.Value {
+	t := time.Date(2021, 3, 14, 15, 9, 26, 0, time.UTC).Add(time.Duration(i) * 21599 * time.Second)
+	if i%3 == 0 {
+		t = t.Add(time.Duration(i) * 1234567 * time.Nanosecond)
+	}
+	var lex string
+	switch i % 12 {
+	case 0, 2, 4:
+		lex = t.Format("2006-01-02T15:04:05.999999999Z07:00")
+	case 6:
+		lex = t.Format("2006-01-02T15:04:05.999999999") + "-00:00"
+	case 8:
+		lex = t.In(time.FixedZone("", 2*3600)).Format("2006-01-02T15:04:05.999999999Z07:00")
+	case 10:
+		if i%24 == 10 {
+			lex = t.Format("2006-01-02T15:04:05.999999999")
+		} else {
+			lex = t.In(time.FixedZone("", -(5*3600 + 1800))).Format("2006-01-02T15:04:05.999999999Z07:00")
+		}
+	}
+	return xsdLit(lex, "dateTime")
 }
 
 // foldQueries are queries of the benchmark's kinds and tricky ones over
@@ -243,6 +273,16 @@ var foldQueries = []string{
 	"SELECT ?m WHERE { ?m :mw ?mw FILTER(?mw > 400) FILTER NOT EXISTS { ?m :odd ?o } } ORDER BY ?m",
 	"SELECT * WHERE { { SELECT ?m (MAX(?q) AS ?best) WHERE { ?m :qed ?q } GROUP BY ?m ORDER BY DESC(?best) LIMIT 5 } }",
 	"ASK { ?m :qed ?q FILTER(?q > 0.99) }",
+	// dateTimes (values folded as instants; fields read only from UTC ones).
+	"SELECT ?m ?t WHERE { ?m :t ?t FILTER(?t < \"2021-06-01T00:00:00Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime>) } ORDER BY ?m",
+	"SELECT ?m ?t WHERE { ?m :t ?t FILTER(?t >= \"2021-06-01T02:00:00+02:00\"^^<http://www.w3.org/2001/XMLSchema#dateTime> && ?t <= \"2021-09-01T00:00:00-00:00\"^^<http://www.w3.org/2001/XMLSchema#dateTime>) } ORDER BY ?m",
+	"SELECT ?m ?t WHERE { ?m :t ?t FILTER(?t > \"2021-06-01T00:00:00\"^^<http://www.w3.org/2001/XMLSchema#dateTime>) } ORDER BY ?m",
+	"SELECT ?m ?t WHERE { ?m :t ?t FILTER(?t = \"2021-03-14T15:09:26Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime> || ?t != ?t) } ORDER BY ?m",
+	"SELECT ?h ?mi (COUNT(?m) AS ?n) WHERE { ?m :t ?t } GROUP BY (HOURS(?t) AS ?h) (MINUTES(?t) AS ?mi) ORDER BY ?h ?mi",
+	"SELECT ?m (YEAR(?t) AS ?y) (MONTH(?t) AS ?mo) (DAY(?t) AS ?d) (SECONDS(?t) AS ?s) (TZ(?t) AS ?z) (TIMEZONE(?t) AS ?tz) WHERE { ?m :t ?t } ORDER BY ?m",
+	"SELECT (COUNT(*) AS ?n) WHERE { ?a :t ?ta ; :heavy 20 . ?b :t ?tb ; :heavy 21 FILTER(?ta <= ?tb) }",
+	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v < \"2020-06-01T00:00:00Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime> || ?v = \"2020-01-02T03:04:05Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime>) } ORDER BY ?d",
+	"SELECT ?d (HOURS(?v) AS ?h) (SECONDS(?v) AS ?s) WHERE { ?d :type :Odd ; :value ?v } ORDER BY ?d",
 }
 
 // TestFoldedMatchesDecoded runs queries of the benchmark's kinds and
@@ -354,6 +394,11 @@ func TestFoldedReadsNoTerms(t *testing.T) {
 		{"SELECT (COUNT(?m) AS ?n) WHERE { ?m :mw ?mw ; :logp ?logp ; :hbd ?hbd FILTER(?mw <= 500 && ?logp <= 5 && ?hbd <= 5) }", 0},
 		{"SELECT ?m ?qed WHERE { ?m :qed ?qed ; :smiles ?s } ORDER BY DESC(?qed) LIMIT 3", 6},
 		{"SELECT ?h (AVG(?mw) AS ?a) (MAX(?mw) AS ?x) WHERE { ?m :heavy ?h ; :mw ?mw } GROUP BY ?h", 20 + 20},
+		// dateTimes: a comparison reads instants (those without a
+		// timezone, a twelfth, are decoded); HOURS decodes only the third
+		// not written in UTC (foldDateTime).
+		{"SELECT (COUNT(?m) AS ?n) WHERE { ?m :t ?t FILTER(?t < \"2021-09-01T00:00:00Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime>) }", 200/12 + 1},
+		{"SELECT ?h (COUNT(?m) AS ?n) WHERE { ?m :t ?t } GROUP BY (HOURS(?t) AS ?h)", 200/3 + 2},
 	} {
 		// Registered search procedures the query does not call change
 		// nothing (the service always registers some).

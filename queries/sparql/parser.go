@@ -710,33 +710,120 @@ func (p *parser) parseGroupGraphPattern() node {
 	open := p.peek()
 	g, filters := p.parseGroupParts()
 	if len(filters) > 0 {
-		// The group's filters go below its MINUS operators, onto their
-		// left side: MINUS keeps solutions of its left side unchanged, so
-		// Filter(Minus(L, R)) = Minus(Filter(L), R), and a filter over L
-		// (a BGP, often) runs inside it, before the anti-join.
-		var chain []*nMinus
-		at := &g
-		for {
-			m, ok := (*at).(*nMinus)
-			if !ok {
-				break
-			}
-			chain = append(chain, m)
-			at = &m.l
-		}
-		f := &nFilter{conds: filters, p: *at}
-		kids := []any{*at}
-		for _, c := range filters {
-			kids = append(kids, c)
-		}
-		p.built(open, f, kids...)
-		*at = f
-		for i := len(chain) - 1; i >= 0; i-- {
-			m := chain[i]
-			p.setDepth(open, m, max(p.treeDepth(m.l), p.treeDepth(m.r))+1)
-		}
+		g = p.placeFilters(open, g, conjuncts(filters, nil))
 	}
 	return g
+}
+
+// placeFilters applies a group's filter conjuncts to its pattern n, each
+// as deep as it keeps its meaning, so that it runs before the operators
+// above it (often inside a BGP, before a left join or a join reads the
+// solutions it drops):
+//   - below MINUS, onto its left side: MINUS keeps solutions of its left
+//     side unchanged, so Filter(Minus(L, R)) = Minus(Filter(L), R);
+//   - below OPTIONAL, onto its left side, a conjunct whose variables the
+//     left side binds in every solution: the left join extends each left
+//     solution with values that agree on those variables, so
+//     Filter(e, LeftJoin(L, R)) = LeftJoin(Filter(e, L), R);
+//   - onto a side of a join that binds all its variables in every
+//     solution, and below BIND when the pattern under it binds them.
+//
+// Conjuncts with EXISTS stay where they are (a substitution into the
+// EXISTS pattern sees every variable of the solution).
+func (p *parser) placeFilters(at token, n node, conds []expr) node {
+	if len(conds) == 0 {
+		return n
+	}
+	var keep []expr
+	// downTo reports whether c can go onto a pattern that binds cert in
+	// every solution.
+	downTo := func(c expr, cert varSet) bool {
+		if hasExists(c) {
+			return false
+		}
+		vs := varSet{}
+		exprVars(c, vs)
+		if len(vs) == 0 {
+			return false
+		}
+		for v := range vs {
+			if !cert[v] {
+				return false
+			}
+		}
+		return true
+	}
+	certain := func(n node) varSet {
+		s := varSet{}
+		certainVars(n, s)
+		return s
+	}
+	switch x := n.(type) {
+	case *nMinus:
+		x.l = p.placeFilters(at, x.l, conds)
+		p.setDepth(at, x, max(p.treeDepth(x.l), p.treeDepth(x.r))+1)
+		return x
+	case *nLeftJoin:
+		cl := certain(x.l)
+		var down []expr
+		for _, c := range conds {
+			if downTo(c, cl) {
+				down = append(down, c)
+			} else {
+				keep = append(keep, c)
+			}
+		}
+		if len(down) > 0 {
+			x.l = p.placeFilters(at, x.l, down)
+			p.setDepth(at, x, max(p.treeDepth(x.l), p.treeDepth(x.r), p.treeDepth(x.cond))+1)
+		}
+	case *nJoin:
+		cl, cr := certain(x.l), certain(x.r)
+		var left, right []expr
+		for _, c := range conds {
+			switch {
+			case downTo(c, cl):
+				left = append(left, c)
+			case downTo(c, cr):
+				right = append(right, c)
+			default:
+				keep = append(keep, c)
+			}
+		}
+		if len(left)+len(right) > 0 {
+			x.l = p.placeFilters(at, x.l, left)
+			x.r = p.placeFilters(at, x.r, right)
+			p.setDepth(at, x, max(p.treeDepth(x.l), p.treeDepth(x.r))+1)
+		}
+	case *nExtend:
+		cp := certain(x.p)
+		var down []expr
+		for _, c := range conds {
+			vs := varSet{}
+			exprVars(c, vs)
+			if !vs[x.slot] && downTo(c, cp) {
+				down = append(down, c)
+			} else {
+				keep = append(keep, c)
+			}
+		}
+		if len(down) > 0 {
+			x.p = p.placeFilters(at, x.p, down)
+			p.setDepth(at, x, max(p.treeDepth(x.p), p.treeDepth(x.e))+1)
+		}
+	default:
+		keep = conds
+	}
+	if len(keep) == 0 {
+		return n
+	}
+	f := &nFilter{conds: keep, p: n}
+	kids := []any{n}
+	for _, c := range keep {
+		kids = append(kids, c)
+	}
+	p.built(at, f, kids...)
+	return f
 }
 
 // parseGroupParts parses a group graph pattern and returns its pattern and
