@@ -308,3 +308,22 @@ func TestCclibBOMD(t *testing.T) {
 		t.Errorf("normal %v, %d energies %v", c.NormalTermination, len(e), e)
 	}
 }
+
+// TestCclibPolarizability: cclib's Trp_polar.out ("task scf property" with
+// a static polarizability, testdata/cclib) prints "Frequency  =  0.0000000
+// / au", the field frequency of the response: no vibrational analysis
+// (it was read as one 0 cm⁻¹ mode and a frequency job; cclib reports no
+// vibrations).
+func TestCclibPolarizability(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "cclib", "Trp_polar.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := nwchem.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HasJob(qm.JobFrequency) || len(c.Frequencies) != 0 || len(c.Warnings) != 0 || !c.NormalTermination {
+		t.Errorf("jobs %v frequencies %v warnings %v", c.JobTypes, c.Frequencies, c.Warnings)
+	}
+}

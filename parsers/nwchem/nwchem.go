@@ -427,7 +427,9 @@ func (p *parser) line(b []byte) {
 		case bytes.HasPrefix(t, []byte("Final beta eigenvalues")):
 			p.sec, p.spin = secEigen, 1
 			st.eig[1] = st.eig[1][:0]
-		case bytes.HasPrefix(t, []byte("Frequency ")):
+		case bytes.HasPrefix(t, []byte("Frequency ")) && bytes.IndexByte(t, '=') < 0:
+			// Not "Frequency  =  0.0000000 / au" (the field frequency of
+			// a response-property calculation).
 			st.c.AddJob(qm.JobFrequency)
 			st.freqs = freqRow(t, st.freqs, &p.fields)
 		}
