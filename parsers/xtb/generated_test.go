@@ -279,3 +279,23 @@ func TestGeneratedImaginary(t *testing.T) {
 		}
 	}
 }
+
+// TestCclibDVB661: cclib's xtb 6.6.1 single point of divinylbenzene
+// (testdata/cclib): a windowed orbital table ("25 2.0000 -0.3773170
+// -10.2673 (HOMO)", "26 -0.2548733 -6.9355 (LUMO)"); the HOMO and LUMO
+// are read from the window that holds them, in hartree.
+func TestCclibDVB661(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "cclib", "dvb_sp_6.6.1.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := xtb.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, ok1 := c.Orbitals.HOMOEnergy(0)
+	l, ok2 := c.Orbitals.LUMOEnergy(0)
+	if c.ProgramVersion != "6.6.1" || !ok1 || !ok2 || c.Orbitals.HOMO[0] != 24 || h != -0.377317 || l != -0.2548733 || len(c.MullikenCharges) != 20 {
+		t.Errorf("version %q HOMO %v %v LUMO %v charges %d", c.ProgramVersion, c.Orbitals.HOMO, h, l, len(c.MullikenCharges))
+	}
+}
