@@ -404,15 +404,15 @@ func (p *parser) boxLine(t []byte) {
 	}
 	c := p.c
 	switch {
-	case p.box == "SUMMARY" && bytes.HasPrefix(inner, []byte("total energy")):
+	case p.box == "SUMMARY" && bytes.HasPrefix(inner, []byte("total energy")) && len(fs) >= 3:
 		if v, ok := qm.ParseFloat(fs[2]); ok {
 			p.summaryEnergy(v)
 		}
-	case p.box == "SUMMARY" && bytes.HasPrefix(inner, []byte("total charge")):
+	case p.box == "SUMMARY" && bytes.HasPrefix(inner, []byte("total charge")) && len(fs) >= 3:
 		if v, ok := qm.ParseFloat(fs[2]); ok && math.Abs(v) < 1e6 {
 			c.Charge = qm.Int(int(math.Round(v)))
 		}
-	case p.box == "THERMODYNAMIC" && bytes.HasPrefix(inner, []byte("zero point energy")):
+	case p.box == "THERMODYNAMIC" && bytes.HasPrefix(inner, []byte("zero point energy")) && len(fs) >= 4:
 		if v, ok := qm.ParseFloat(fs[3]); ok {
 			c.Thermo.ZPE = qm.Float(v)
 		}
