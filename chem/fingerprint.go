@@ -18,6 +18,8 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -79,6 +81,43 @@ func patternEngines(smiles string) (fast, rdkit FP, ok bool, err error) {
 
 // MaxQueryBytes bounds the text of one structure query.
 const MaxQueryBytes = 64 << 10
+
+// MaxQueryNesting bounds how deeply the branches and recursive SMARTS of
+// a SMILES or SMARTS query nest (open parentheses at once). RDKit's
+// parsers took 1 s and 450 MiB to refuse 13,000 levels of $( in a 64 KiB
+// query; a molecule of MaxHeavyAtoms atoms nests at most that deep.
+const MaxQueryNesting = MaxHeavyAtoms
+
+// MaxPathWork bounds how densely the atoms of a molecule or a query are
+// bonded, before the chemistry whose cost grows with it (mg_guard.cpp):
+// the work of enumerating the simple paths of up to 5 bonds (the sum of
+// their end atoms' degrees). Over it: an invalid molecule or query.
+const MaxPathWork = C.MG_MAX_PATH_WORK
+
+// checkQueryText refuses a SMILES or SMARTS query that RDKit would read
+// only in part or at great cost: a byte outside printable ASCII, or
+// whitespace, inside it (RDKit stops at the first whitespace and reads
+// the rest as a name, and skipped some non-ASCII bytes: a search answered
+// the hits of the truncated query), or parentheses nested deeper than
+// MaxQueryNesting.
+func checkQueryText(text string, kind QueryKind) error {
+	t := strings.TrimSpace(text)
+	depth := 0
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c < '!' || c > '~':
+			r, _ := utf8.DecodeRuneInString(t[i:])
+			return fmt.Errorf("%w: %s holds %q at byte %d: a query is printable ASCII without spaces", ErrInvalidQuery, kind, r, i)
+		case c == '(':
+			if depth++; depth > MaxQueryNesting {
+				return fmt.Errorf("%w: %s nests parentheses more than %d deep", ErrInvalidQuery, kind, MaxQueryNesting)
+			}
+		case c == ')':
+			depth--
+		}
+	}
+	return nil
+}
 
 // ErrInvalidQuery is wrapped by every error for a structure query that
 // does not parse.
@@ -184,6 +223,9 @@ func ParseQuery(text string, kind QueryKind, o MatchOptions) (*Query, error) {
 	}
 	switch kind {
 	case QuerySMILES, QuerySMARTS:
+		if err := checkQueryText(text, kind); err != nil {
+			return nil, err
+		}
 		if h := smilesHeavyAtoms(text); h > MaxHeavyAtoms {
 			return nil, fmt.Errorf("%w: %d atoms, more than the %d a query may have", ErrInvalidQuery, h, MaxHeavyAtoms)
 		}

@@ -7,6 +7,7 @@
 // object lives in a unique_ptr; no exception crosses the C boundary.
 #include "mg.h"
 #include "mg_fp.h"
+#include "mg_guard.h"
 #include "mg_match.h"
 #include "mg_pattern.h"
 #include "mg_internal.hpp"
@@ -158,6 +159,7 @@ std::unique_ptr<ROMol> unpickle(const char *p, size_t n) {
 // molfile's coordinates are not needed for matching) of m.
 int compute(const ROMol &m, uint64_t *morgan, uint64_t *pattern, char **pickle,
             size_t *pickle_len, char **err) {
+  mg::checkPathWork(m, "molecule");
   morganOf(m, morgan);
   // RDKit's bits, by mg_pattern.cpp's walk where it applies (a molecule
   // without query features: ~5x less CPU than PatternFingerprintMol)
@@ -311,6 +313,7 @@ int mg_query(const char *text, size_t len, int kind, int flags,
   *is_mol = 0;
   try {
     auto q = parseQuery(std::string(text ? text : "", len), kind, flags);
+    mg::checkPathWork(*q, "query");
     patternOf(*screenCopy(*q), pattern);
     if (kind != MG_Q_SMARTS) {
       morganOf(*q, morgan);

@@ -20,6 +20,10 @@ extern "C" {
 
 enum { MG_FP_WORDS = 32 };
 
+// MG_MAX_PATH_WORK bounds how densely a molecule's or query's atoms are
+// bonded (mg_guard.h, chem.MaxPathWork).
+enum { MG_MAX_PATH_WORK = 500000 };
+
 // Query kinds.
 enum { MG_Q_SMILES = 1, MG_Q_SMARTS = 2, MG_Q_MOLBLOCK = 3 };
 

@@ -5,6 +5,7 @@
 // boundary.
 #include "mg.h"
 #include "mg_fp.h"
+#include "mg_guard.h"
 #include "mg_internal.hpp"
 
 #include <GraphMol/Chirality.h>
@@ -465,6 +466,8 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
         throw mg::InvalidMolecule("unsupported input format");
     }
     if (mol->getNumAtoms() == 0) throw mg::InvalidMolecule("no atoms");
+    // before normalization and fingerprints, whose cost grows with it
+    mg::checkPathWork(*mol, "molecule");
     steps.push_back("sanitize");
     double t1 = cpuMicros();
     out->us_parse = t1 - t0;

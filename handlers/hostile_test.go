@@ -66,6 +66,7 @@ import (
 	"github.com/molgraph/molgraph/parsers/qm"
 	"github.com/molgraph/molgraph/parsers/qm/qmtest"
 	"github.com/molgraph/molgraph/parsers/xtb"
+	"github.com/molgraph/molgraph/search"
 	"github.com/molgraph/molgraph/shapes"
 )
 
@@ -82,8 +83,8 @@ type hostileCase struct {
 	// route has cases.
 	route  string
 	method string
-	// path is the request target; {mol}, {chain}, {rec}, {calc}, {batch}
-	// and {dock} are replaced by the ids of the seeded resources.
+	// path is the request target; {mol}, {chain}, {bare}, {rec}, {calc},
+	// {batch} and {dock} are replaced by the ids of the seeded resources.
 	path string
 	// who is the key: "" none, read/write/admin/expired/revoked, or a
 	// literal token.
@@ -179,6 +180,15 @@ func newHostileEnv(t *testing.T, mutate func(*Config)) *hostileEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Structure search as molecule serve starts it: the index kept up to
+	// date by every commit, search jobs, the SPARQL procedures.
+	idx, err := search.Open(context.Background(), st, pool, base, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(idx.Close)
+	searchJobs := search.NewJobs(idx.Search, search.JobOptions{})
+	t.Cleanup(searchJobs.Close)
 	f := newFixture(t, func(c *Config) {
 		c.Graph = st
 		c.Store = st
@@ -186,6 +196,7 @@ func newHostileEnv(t *testing.T, mutate func(*Config)) *hostileEnv {
 		c.QM = qm.Table{gaussian.Parser{}, orca.Parser{}, psi4.Parser{}, nwchem.Parser{}, xtb.Parser{}}
 		c.Gate = gate
 		c.Molecules = MoleculeServices{Registry: reg, Jobs: runner, Batch: btask}
+		c.Search, c.SearchJobs, c.SPARQLProcedures = idx, searchJobs, idx.Procedures()
 		if dtask != nil {
 			c.Docking = DockingServices{Task: dtask, Jobs: runner}
 		}
@@ -270,6 +281,11 @@ func (e *hostileEnv) seed(t *testing.T, withDocking bool) {
 	}
 	e.ids["mol"] = postMol("CC(=O)Oc1ccccc1C(=O)O")
 	e.ids["chain"] = postMol(strings.Repeat("C", 999))
+	// aspirin's docking-ready form (its conformer stored once, as the
+	// first GET of it stores it); glycerol keeps none, so that a refused
+	// GET of its pdbqt shows whether it stored one.
+	e.mustSend(t, "GET", "/v1/molecules/"+e.ids["mol"]+"/structure?format=pdbqt", "read", nil, []int{200})
+	e.ids["bare"] = postMol("OCC(O)CO")
 	body, ct := hostileUpload(t, "1iep_receptor.pdbqt", dockingCorpus(t, "vina-examples/1iep/1iep_receptor.pdbqt"))
 	e.ids["rec"] = e.mustSend(t, "POST", "/v1/receptors", "write", body, []int{201}, "Content-Type", ct)["id"].(string)
 	body, ct = hostileUpload(t, "dvb_sp.out", qmtest.Read(t, "gaussian/basicGaussian16/dvb_sp.out"))
@@ -445,7 +461,7 @@ func (e *hostileEnv) run(t *testing.T, c hostileCase) {
 	if raceBuild {
 		within *= 4
 	}
-	path := strings.NewReplacer("{mol}", e.ids["mol"], "{chain}", e.ids["chain"], "{rec}", e.ids["rec"],
+	path := strings.NewReplacer("{mol}", e.ids["mol"], "{chain}", e.ids["chain"], "{bare}", e.ids["bare"], "{rec}", e.ids["rec"],
 		"{calc}", e.ids["calc"], "{batch}", e.ids["batch"], "{dock}", e.ids["dock"]).Replace(c.path)
 	var body io.Reader
 	if c.body != nil {
@@ -1242,6 +1258,8 @@ func specificCases(t *testing.T) []hostileCase {
 			check: checkPreflight},
 	)
 
+	add(secondRoundCases(t)...)
+
 	// Fill the defaults: method and path from the route.
 	for i := range cs {
 		c := &cs[i]
@@ -1290,7 +1308,7 @@ func TestHostileRequests(t *testing.T) {
 	// The seeded docking request bodies name the seeded receptor and
 	// ligand.
 	for i := range cases {
-		if cases[i].route == "POST /v1/docking/jobs" && cases[i].body != nil {
+		if (cases[i].route == "POST /v1/docking/jobs" || cases[i].route == "POST /v1/docking/rescore") && cases[i].body != nil {
 			body := cases[i].body
 			cases[i].body = func() io.Reader {
 				b, _ := io.ReadAll(body())

@@ -97,6 +97,9 @@ func (s *Server) limits() []limit {
 		{name: "graphql_max_fields_per_name", help: "Most GraphQL fields under one response name in one selection (400 query_too_complex).", value: float64(gl.MaxFieldsPerName)},
 		{name: "graphql_max_fragment_spreads", help: "Most distinct GraphQL fragments spread into one selection (400 query_too_complex).", value: float64(gl.MaxFragmentSpreads)},
 		{name: "json_max_depth", help: "Deepest nesting of a JSON request body (400 invalid_request).", value: MaxJSONDepth},
+		{name: "chem_max_path_work", help: "Most work enumerating a molecule's or query's paths of up to 5 bonds (sum of their end atoms' degrees): " +
+			"a graph bonded more densely is 422 invalid_molecule (invalid_query for a search query).", value: chem.MaxPathWork},
+		{name: "search_query_max_nesting", help: "Deepest parenthesis nesting of a SMILES or SMARTS search query (422 invalid_query).", value: chem.MaxQueryNesting},
 	}
 	out = append(out,
 		limit{name: "receptor_min_ph", help: "Lowest ph of a receptor upload (400 invalid_request naming ph).", value: docking.MinPH},

@@ -330,13 +330,8 @@ func (s *Server) moleculeStructure(w http.ResponseWriter, r *http.Request) error
 		// merged non-polar H, torsion tree and Meeko's REMARK lines, made
 		// from the stored conformer, which is embedded and stored first if
 		// the molecule has none.
-		ctx, cancel := context.WithTimeout(r.Context(), reg.Pool().EmbedLimits().Timeout+structureSlotWait)
-		defer cancel()
-		if rec.Structure == nil {
-			if err := storeConformer(ctx, reg, &rec); err != nil {
-				return err
-			}
-		}
+		// The parameters are checked before any work: a request refused
+		// for them neither embeds nor stores a conformer.
 		var ph *float64 // ?ph=: the form a docking job at that pH docks
 		if v := r.URL.Query().Get("ph"); v != "" {
 			p, err := strconv.ParseFloat(v, 64)
@@ -345,13 +340,24 @@ func (s *Server) moleculeStructure(w http.ResponseWriter, r *http.Request) error
 			}
 			ph = &p
 		}
+		isomer := 0
 		if v := r.URL.Query().Get("isomer"); v != "" {
-			// ?isomer=N: stereoisomer N as a docking job at that pH
-			// prepares and docks it (the result's isomers[N-1]).
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > chem.MaxStereoisomers || strings.TrimSpace(v) != v {
 				return badRequest("isomer", "%q is not a stereoisomer number: an integer from 1 to %d", truncate(v, 40), chem.MaxStereoisomers)
 			}
+			isomer = n
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), reg.Pool().EmbedLimits().Timeout+structureSlotWait)
+		defer cancel()
+		if rec.Structure == nil {
+			if err := storeConformer(ctx, reg, &rec); err != nil {
+				return err
+			}
+		}
+		if n := isomer; n > 0 {
+			// ?isomer=N: stereoisomer N as a docking job at that pH
+			// prepares and docks it (the result's isomers[N-1]).
 			p, err := jobsdocking.LigandIsomers(ctx, reg, rec.ID, ph)
 			if err != nil {
 				return ligandError(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/molgraph/molgraph/auth"
 	"github.com/molgraph/molgraph/chem"
 	"github.com/molgraph/molgraph/graph"
+	"github.com/molgraph/molgraph/jobs/batch"
 	"github.com/molgraph/molgraph/ontology"
 	"github.com/molgraph/molgraph/queries/sparql"
 	"github.com/molgraph/molgraph/search"
@@ -421,20 +422,24 @@ func (s *Server) writeHits(w http.ResponseWriter, r *http.Request, p searchParam
 	if err != nil {
 		return err
 	}
-	view := func(h search.Hit) (searchHit, error) {
+	record := func(h search.Hit) (searchHit, ontology.MoleculeRecord, error) {
 		rec, err := reg.Get(r.Context(), h.ID)
 		if err != nil {
-			return searchHit{}, err
+			return searchHit{}, rec, err
 		}
 		out := searchHit{ID: h.ID, IRI: string(reg.IRI(h.ID)), SMILES: rec.SMILES, InChIKey: rec.InChIKey}
 		if p.similarity {
 			sc := h.Score
 			out.Score = &sc
 		}
-		return out, nil
+		return out, rec, nil
+	}
+	view := func(h search.Hit) (searchHit, error) {
+		v, _, err := record(h)
+		return v, err
 	}
 	if p.format != "json" {
-		return s.streamHits(w, r, p.format, hits, view, p.similarity)
+		return s.streamHits(w, r, p.format, hits, record, p.similarity)
 	}
 	start := 0
 	if p.after != nil {
@@ -520,7 +525,7 @@ func decodeSearchCursor(v string) (*cursorPos, error) {
 
 // streamHits writes every hit in one response.
 func (s *Server) streamHits(w http.ResponseWriter, r *http.Request, format string, hits []search.Hit,
-	view func(search.Hit) (searchHit, error), similarity bool) error {
+	record func(search.Hit) (searchHit, ontology.MoleculeRecord, error), similarity bool) error {
 	switch format {
 	case "csv":
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
@@ -541,12 +546,12 @@ func (s *Server) streamHits(w http.ResponseWriter, r *http.Request, format strin
 			return err
 		}
 	}
-	pool := s.cfg.Molecules.Registry.Pool()
+	reg := s.cfg.Molecules.Registry
 	for i, h := range hits {
 		if err := r.Context().Err(); err != nil {
 			return err
 		}
-		v, err := view(h)
+		v, rec, err := record(h)
 		if errors.Is(err, graph.ErrNotFound) {
 			continue
 		}
@@ -567,7 +572,7 @@ func (s *Server) streamHits(w http.ResponseWriter, r *http.Request, format strin
 		case "ndjson":
 			err = writeJSONBody(w, v)
 		case "sdf":
-			err = writeHitSDF(r.Context(), w, pool, v, h, similarity)
+			err = writeHitSDF(r.Context(), w, reg, rec, v, h, similarity)
 		}
 		if err != nil {
 			return err
@@ -577,26 +582,47 @@ func (s *Server) streamHits(w http.ResponseWriter, r *http.Request, format strin
 	return cw.Error()
 }
 
-// writeHitSDF writes one hit as an SD record: 2D coordinates from its
-// canonical SMILES, the id as title, the SMILES, InChIKey and score as
-// data items.
-func writeHitSDF(ctx context.Context, w http.ResponseWriter, pool *chem.Pool, v searchHit, h search.Hit, similarity bool) error {
-	res, err := pool.Process(ctx, chem.Input{Format: chem.FormatSMILES, Content: v.SMILES, NoNormalize: true, Coordinates2D: true})
-	if err != nil {
-		return err
+// writeHitSDF writes one hit as an SD record: the id as title, the
+// coordinates of the molecule's stored conformer (as GET .../structure
+// gives them) or 2D coordinates from its canonical SMILES, and the SMILES,
+// InChIKey and score as data items. A molecule without a conformer and
+// with more heavy atoms than 2D coordinates are computed for on a read
+// (chem.Pool.Check2D: a 999-carbon chain took 3.7 s, per hit) is written
+// without atoms, saying so in a "coordinates" data item: a stream of every
+// hit never starts more chemistry per hit than a depiction would.
+func writeHitSDF(ctx context.Context, w http.ResponseWriter, reg *batch.Registry, rec ontology.MoleculeRecord, v searchHit, h search.Hit, similarity bool) error {
+	var rest, note string
+	switch err := reg.Pool().Check2D(rec.HeavyAtoms); {
+	case rec.Structure != nil:
+		data, err := reg.Store().Blobs().Get(rec.Structure.SHA256)
+		if err != nil {
+			return err
+		}
+		_, rest, _ = strings.Cut(string(data), "\n")
+	case err != nil:
+		rest = "  molgraph\n\n  0  0  0  0  0  0  0  0  0  0999 V2000\nM  END\n"
+		note = err.Error()
+	default:
+		res, err := reg.Pool().Process(ctx, chem.Input{Format: chem.FormatSMILES, Content: v.SMILES, NoNormalize: true, Coordinates2D: true})
+		if err != nil {
+			return err
+		}
+		_, rest, _ = strings.Cut(res.Molfile, "\n")
 	}
-	_, rest, _ := strings.Cut(res.Molfile, "\n")
 	if i := strings.Index(rest, "M  END"); i >= 0 {
 		rest = rest[:i] + "M  END\n"
 	}
 	var sb strings.Builder
 	sb.WriteString(v.ID + "\n" + rest)
 	fmt.Fprintf(&sb, "> <id>\n%s\n\n> <smiles_canonical>\n%s\n\n> <inchi_key>\n%s\n\n", v.ID, v.SMILES, v.InChIKey)
+	if note != "" {
+		fmt.Fprintf(&sb, "> <coordinates>\nnone: %s\n\n", note)
+	}
 	if similarity {
 		fmt.Fprintf(&sb, "> <score>\n%s\n\n", strconv.FormatFloat(h.Score, 'g', -1, 64))
 	}
 	sb.WriteString("$$$$\n")
-	_, err = w.Write([]byte(sb.String()))
+	_, err := w.Write([]byte(sb.String()))
 	return err
 }
 
