@@ -17,8 +17,10 @@ import (
 // by the shared variables: EXISTS is then "some solution of P is
 // compatible", NOT EXISTS "none is", OPTIONAL and the join merge the
 // compatible ones. That holds for P a basic graph pattern without property
-// paths or search procedures, a join of such, or a FILTER over one whose
-// conditions only read variables the BGP binds in every solution (a
+// paths or search procedures, a join or a UNION of such, a BIND over one
+// whose expression only reads variables it binds in every solution, or a
+// FILTER over a BGP whose conditions only read variables the BGP binds in
+// every solution (a
 // FILTER reading an outer variable sees it bound under substitution and
 // unbound alone: those keep the per-solution path, as do property paths,
 // whose zero-length matches of a substituted constant are not solutions
@@ -339,6 +341,25 @@ func (ex *exec) substInvariant(n node) bool {
 		return len(x.pats) > 0 && !hasPaths(x) && ex.splitProcs(x) == nil
 	case *nJoin:
 		return ex.substInvariant(x.l) && ex.substInvariant(x.r)
+	case *nUnion:
+		// Each branch is evaluated with the solution substituted.
+		return ex.substInvariant(x.l) && ex.substInvariant(x.r)
+	case *nExtend:
+		// BIND(e AS ?v) over P: the same as P's solutions extended when e
+		// reads only variables P binds in every solution (a bound ?v is
+		// then compared, as a probe compares it).
+		if !ex.substInvariant(x.p) || hasExists(x.e) {
+			return false
+		}
+		cert := ex.certainOf(x.p)
+		vs := varSet{}
+		exprVars(x.e, vs)
+		for v := range vs {
+			if !cert[v] {
+				return false
+			}
+		}
+		return true
 	case *nFilter:
 		b, ok := x.p.(*nBGP)
 		if !ok || !ex.substInvariant(b) {
@@ -370,7 +391,11 @@ func patternCount(n node) int {
 		return len(x.pats)
 	case *nJoin:
 		return patternCount(x.l) + patternCount(x.r)
+	case *nUnion:
+		return patternCount(x.l) + patternCount(x.r)
 	case *nFilter:
+		return patternCount(x.p)
+	case *nExtend:
 		return patternCount(x.p)
 	}
 	return 1
@@ -388,7 +413,11 @@ func (ex *exec) aloneCost(n node) float64 {
 		return c
 	case *nJoin:
 		return ex.aloneCost(x.l) + ex.aloneCost(x.r)
+	case *nUnion:
+		return ex.aloneCost(x.l) + ex.aloneCost(x.r)
 	case *nFilter:
+		return ex.aloneCost(x.p)
+	case *nExtend:
 		return ex.aloneCost(x.p)
 	}
 	return hashMaxTriples + 1

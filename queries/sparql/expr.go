@@ -250,6 +250,9 @@ func (ex *exec) evalBool(e expr, g gctx, r row) (bool, error) {
 }
 
 func (ex *exec) evalIn(x *eIn, g gctx, r row) (quad.Value, error) {
+	if v, handled, err := ex.foldedIn(x, r); handled {
+		return v, err
+	}
 	left, err := ex.evalExpr(x.left, g, r)
 	if err != nil {
 		return nil, err

@@ -351,6 +351,32 @@ func (ex *exec) foldedOp(x *eOp, r row) (v quad.Value, handled bool, err error) 
 	return boolValue(c >= 0), true, nil
 }
 
+// foldedIn evaluates IN and NOT IN whose left operand is a numOperand and
+// whose list holds only numeric constants; handled is false otherwise. A
+// number equals another exactly when cmpNum says so (equalTerms of two
+// numbers), and two numbers never raise an error, so it gives what
+// evalIn gives for the same operands as literals.
+func (ex *exec) foldedIn(x *eIn, r row) (v quad.Value, handled bool, err error) {
+	if ex.vals == nil || len(x.list) == 0 {
+		return nil, false, nil
+	}
+	for _, it := range x.list {
+		if c, ok := it.(*eConst); !ok || !c.isNum {
+			return nil, false, nil
+		}
+	}
+	a, ok, err := ex.numOperand(x.left, r)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	for _, it := range x.list {
+		if c, ok := cmpNum(a, it.(*eConst).n); ok && c == 0 {
+			return boolValue(!x.not), true, nil
+		}
+	}
+	return boolValue(x.not), true, nil
+}
+
 // foldedCall evaluates isNumeric, ABS, CEIL, FLOOR and ROUND of a
 // numOperand; handled is false otherwise.
 func (ex *exec) foldedCall(x *eCall, r row) (v quad.Value, handled bool, err error) {

@@ -273,6 +273,11 @@ var foldQueries = []string{
 	"SELECT ?m WHERE { ?m :mw ?mw FILTER(?mw > 400) FILTER NOT EXISTS { ?m :odd ?o } } ORDER BY ?m",
 	"SELECT * WHERE { { SELECT ?m (MAX(?q) AS ?best) WHERE { ?m :qed ?q } GROUP BY ?m ORDER BY DESC(?best) LIMIT 5 } }",
 	"ASK { ?m :qed ?q FILTER(?q > 0.99) }",
+	// IN and NOT IN over numeric constants (folded), mixed lists (decoded).
+	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v IN (1, 0.1, 9007199254740993, -0.5, 1e400)) } ORDER BY ?d",
+	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v NOT IN (1, 0.1e0, 9007199254740992)) } ORDER BY ?d",
+	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v IN (1, \"12\", true) || ?v NOT IN (5, \"abc\")) } ORDER BY ?d",
+	"SELECT ?h (COUNT(?m) AS ?n) WHERE { ?m :heavy ?h ; :hbd ?d FILTER(?h IN (20, 25.0, 30e0) && ?d + 1 NOT IN (2, 3)) } GROUP BY ?h ORDER BY ?h",
 	// dateTimes (values folded as instants; fields read only from UTC ones).
 	"SELECT ?m ?t WHERE { ?m :t ?t FILTER(?t < \"2021-06-01T00:00:00Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime>) } ORDER BY ?m",
 	"SELECT ?m ?t WHERE { ?m :t ?t FILTER(?t >= \"2021-06-01T02:00:00+02:00\"^^<http://www.w3.org/2001/XMLSchema#dateTime> && ?t <= \"2021-09-01T00:00:00-00:00\"^^<http://www.w3.org/2001/XMLSchema#dateTime>) } ORDER BY ?m",
@@ -394,6 +399,7 @@ func TestFoldedReadsNoTerms(t *testing.T) {
 		{"SELECT (COUNT(?m) AS ?n) WHERE { ?m :mw ?mw ; :logp ?logp ; :hbd ?hbd FILTER(?mw <= 500 && ?logp <= 5 && ?hbd <= 5) }", 0},
 		{"SELECT ?m ?qed WHERE { ?m :qed ?qed ; :smiles ?s } ORDER BY DESC(?qed) LIMIT 3", 6},
 		{"SELECT ?h (AVG(?mw) AS ?a) (MAX(?mw) AS ?x) WHERE { ?m :heavy ?h ; :mw ?mw } GROUP BY ?h", 20 + 20},
+		{"SELECT (COUNT(?m) AS ?n) WHERE { ?m :heavy ?h ; :hbd ?d FILTER(?h IN (20, 25) && ?d NOT IN (0, 1)) }", 0},
 		// dateTimes: a comparison reads instants (those without a
 		// timezone, a twelfth, are decoded); HOURS decodes only the third
 		// not written in UTC (foldDateTime).
