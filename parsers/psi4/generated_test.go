@@ -189,3 +189,26 @@ func TestCclibFindif121(t *testing.T) {
 		t.Errorf("energies %v geometries %d frequencies %d ZPE %v version %q", energies(c), len(c.Geometries), len(c.Frequencies), c.Thermo.ZPE, c.ProgramVersion)
 	}
 }
+
+// TestGeneratedDFTOptFreq: optimize('b3lyp') then frequency('b3lyp'): two
+// steps; the optimisation's four "@DF-RKS Final Energy:" lines; the
+// frequency step's reference SCF ("-75.32314803035152") without the six
+// displaced-geometry SCFs of its finite differences; "Freq [cm^-1]
+// 2017.2243 3611.8012 3836.0939", "Correction ZPE … 0.02156313 [Eh]",
+// "Total G, Free enthalpy at  298.15 [K]  -75.31943462 [Eh]".
+func TestGeneratedDFTOptFreq(t *testing.T) {
+	c := readGenerated(t, "dftoptfreq.out")
+	if len(c.Steps) != 2 {
+		t.Fatalf("%d steps", len(c.Steps))
+	}
+	opt, freq := c.Steps[0], c.Steps[1]
+	if opt.Method != "B3LYP" || opt.Optimization == nil || !opt.Optimization.Converged ||
+		!equal(energies(opt), []float64{-75.312890848835, -75.32309560186098, -75.32313629271583, -75.32314803035146}) {
+		t.Errorf("optimisation: method %q %+v energies %v", opt.Method, opt.Optimization, energies(opt))
+	}
+	if !equal(energies(freq), []float64{-75.32314803035152}) || !equal(freq.Frequencies, []float64{2017.2243, 3611.8012, 3836.0939}) ||
+		freq.Thermo.ZPE == nil || *freq.Thermo.ZPE != 0.02156313 || freq.Thermo.Gibbs == nil || *freq.Thermo.Gibbs != -75.31943462 ||
+		len(freq.Warnings) != 0 {
+		t.Errorf("frequency step: energies %v frequencies %v thermo %+v warnings %v", energies(freq), freq.Frequencies, freq.Thermo, freq.Warnings)
+	}
+}
