@@ -13,6 +13,7 @@
 #include <GraphMol/SmilesParse/SmilesParse.h>
 #include <GraphMol/SmilesParse/SmilesWrite.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -23,6 +24,9 @@
 using namespace RDKit;
 
 namespace {
+
+// kTriesPerIsomer bounds the assignments tried per isomer wanted.
+constexpr unsigned long kTriesPerIsomer = 8;
 
 int enumerate(const std::string &smiles, int max, std::string &out,
               int &total, std::string &err) {
@@ -49,7 +53,14 @@ int enumerate(const std::string &smiles, int max, std::string &out,
   if (n == 0) {
     order.push_back(MolToSmiles(*mol));
   }
-  for (unsigned long code = 0; n > 0 && code < (1UL << (n < 30 ? n : 30)) &&
+  // At most kTriesPerIsomer * max assignments are tried: where the
+  // assignments collapse (a symmetric cage: the 24 potential centres of
+  // C20H20 written as dodecahedrane are one molecule) the search for max
+  // distinct ones went through all 2^24 of them, ~1 ms each, in one call
+  // nothing interrupts (hours, on a read: GET .../structure?format=pdbqt).
+  const unsigned long tries =
+      std::min(1UL << (n < 30 ? n : 30), kTriesPerIsomer * static_cast<unsigned long>(max));
+  for (unsigned long code = 0; n > 0 && code < tries &&
                                static_cast<int>(order.size()) < max;
        ++code) {
     RWMol iso(*mol);

@@ -25,6 +25,9 @@ const MaxStereoisomers = 8
 // tetrahedral centre and double bond (RDKit findPotentialStereo) is assigned
 // both ways; specified stereo is kept. A molecule with nothing unspecified
 // gives itself. total is the number of assignments before the cap (2^n).
+// At most 8 * max assignments are tried (in order): where they collapse
+// into few distinct isomers (symmetric cages) fewer than max come back,
+// instead of a search through all 2^n.
 // RDKit 2022.09 has EnumerateStereoisomers in Python only, hence the C++
 // in mg_stereo.cpp.
 func Stereoisomers(smiles string, max int) (isomers []string, total int, err error) {

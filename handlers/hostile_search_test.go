@@ -10,6 +10,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -17,10 +18,14 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/molgraph/molgraph/parsers/qm"
+	"github.com/molgraph/molgraph/parsers/qm/qmtest"
 )
 
 // denseGraph is a SMILES/SMARTS of n atoms, every pair of them bonded
@@ -335,6 +340,10 @@ func secondRoundCases(t *testing.T) []hostileCase {
 		// stores nothing (it used to store the conformer, then answer 400).
 		hostileCase{name: "structure/no-conformer-ph-NaN", route: structure, path: "/v1/molecules/{bare}/structure?format=pdbqt&ph=NaN", who: "read", check: problemNaming(400, "ph")},
 		hostileCase{name: "structure/no-conformer-isomer-0", route: structure, path: "/v1/molecules/{bare}/structure?format=pdbqt&ph=7&isomer=0", who: "read", check: problemNaming(400, "isomer")},
+		hostileCase{name: "structure/cage-24-centres-isomer-1", route: structure, path: "/v1/molecules/{cage}/structure?format=pdbqt&isomer=1",
+			who: "read", within: 20 * time.Second, check: checkNot5xx("GET")},
+		hostileCase{name: "structure/cage-24-centres-isomer-8-ph", route: structure, path: "/v1/molecules/{cage}/structure?format=pdbqt&isomer=8&ph=7.4",
+			who: "read", within: 20 * time.Second, check: checkNot5xx("GET")},
 		hostileCase{name: "structure/999-carbon-pdbqt-ph-isomer", route: structure, path: "/v1/molecules/{chain}/structure?format=pdbqt&ph=7.4&isomer=1",
 			who: "read", within: 5 * time.Second, maxRSS: 256, status: 422, code: "too_large_for_3d"},
 		hostileCase{name: "structure/accept-pdbqt-999-carbon", route: structure, path: "/v1/molecules/{chain}/structure", who: "read",
@@ -407,4 +416,176 @@ func v3000Chain(n int) string {
 	}
 	b.WriteString("M  V30 END BOND\nM  V30 END CTAB\nM  END\n")
 	return b.String()
+}
+
+// TestHostileSearchJobFlood: one read key sends 60 structure searches
+// from 8 connections with a synchronous budget of 1 ns, so that every
+// search that has not finished at once becomes a search job. Every answer
+// is 200, 202 with a job, or 429 with Retry-After (the caps on running
+// jobs); another key sees none of the jobs and cannot delete them; a key
+// holds at most 16; nothing is stored in the graph.
+func TestHostileSearchJobFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sets up the hostile server")
+	}
+	e := newHostileEnv(t, func(c *Config) { c.SearchTimeout = time.Nanosecond })
+	before := e.footprint(t)
+	queries := []string{
+		searchGet("type", "substructure", "query", "c1ccccc1"),
+		searchGet("type", "similarity", "query", "CC(=O)Oc1ccccc1C(=O)O", "threshold", "0"),
+		searchGet("type", "substructure", "query", "[#6]", "query_format", "smarts", "format", "sdf"),
+		searchGet("type", "superstructure", "query", "CC(=O)Oc1ccccc1C(=O)OCCCCCCN"),
+	}
+	type answer struct {
+		status int
+		hdr    http.Header
+		body   []byte
+	}
+	answers := make(chan answer, 60)
+	next := make(chan int, 60)
+	for i := 0; i < 60; i++ {
+		next <- i
+	}
+	close(next)
+	done := make(chan struct{})
+	for w := 0; w < 8; w++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range next {
+				ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+				resp, data, err := e.send(ctx, "GET", queries[i%len(queries)], "read", nil)
+				cancel()
+				if err != nil {
+					t.Errorf("search %d: %v", i, err)
+					continue
+				}
+				answers <- answer{resp.StatusCode, resp.Header, data}
+			}
+		}()
+	}
+	for w := 0; w < 8; w++ {
+		<-done
+	}
+	close(answers)
+	counts := map[int]int{}
+	var jobs []string
+	for a := range answers {
+		counts[a.status]++
+		switch a.status {
+		case http.StatusOK:
+		case http.StatusAccepted:
+			var v struct {
+				ID        string `json:"id"`
+				StatusURL string `json:"status_url"`
+			}
+			if err := json.Unmarshal(a.body, &v); err != nil || v.ID == "" || a.hdr.Get("Location") != v.StatusURL {
+				t.Errorf("202 without a job: %v %s", a.hdr, a.body)
+			}
+			jobs = append(jobs, v.ID)
+		case http.StatusTooManyRequests:
+			if a.hdr.Get("Retry-After") == "" || a.hdr.Get("Content-Type") != "application/problem+json" {
+				t.Errorf("429 without Retry-After or problem: %v %s", a.hdr, a.body)
+			}
+		default:
+			t.Errorf("status %d: %.300s", a.status, a.body)
+		}
+	}
+	t.Logf("60 searches: %v, %d jobs", counts, len(jobs))
+	held := 0
+	for _, id := range jobs {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		// Another key: not found, and cannot delete it.
+		resp, _, err := e.send(ctx, "GET", "/v1/molecules/search/jobs/"+id, "admin", nil)
+		if err != nil || resp.StatusCode != http.StatusNotFound {
+			t.Errorf("job %s read by another key: %v %v", id, resp, err)
+		}
+		resp, _, err = e.send(ctx, "DELETE", "/v1/molecules/search/jobs/"+id, "write", nil)
+		if err != nil || resp.StatusCode != http.StatusNotFound {
+			t.Errorf("job %s deleted by another key: %v %v", id, resp, err)
+		}
+		// Its own key: the hits once done, or 404 once the key's
+		// oldest finished jobs made room for newer ones.
+		for {
+			resp, data, err := e.send(ctx, "GET", "/v1/molecules/search/jobs/"+id+"?limit=5", "read", nil)
+			if err != nil {
+				t.Fatalf("job %s: %v", id, err)
+			}
+			if resp.StatusCode == http.StatusAccepted {
+				time.Sleep(20 * time.Millisecond)
+				continue
+			}
+			switch resp.StatusCode {
+			case http.StatusOK:
+				held++
+			case http.StatusNotFound:
+			default:
+				checkHostileAnswer(t, hostileCase{}, resp, data)
+			}
+			break
+		}
+		cancel()
+	}
+	if held > 16 {
+		t.Errorf("the key holds %d search jobs; at most 16", held)
+	}
+	if diff := before.storedDiff(e.footprint(t)); diff != "" {
+		t.Errorf("the searches stored something: %s", diff)
+	}
+	e.checkAlive(t)
+}
+
+// TestHostileQMSteps: valid multi-step logs with far more steps than a
+// log may have (an NWChem log of 3 tasks written 40 times: 120 tasks;
+// a Gaussian log written 120 times, as Link1 jobs run back to back) are
+// parsed within their time and memory bounds into at most qm.MaxSteps
+// calculations.
+func TestHostileQMSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sets up the hostile server")
+	}
+	e := newHostileEnv(t, nil)
+	for _, c := range []struct {
+		name, rel string
+		n         int
+	}{
+		{"nwchem-120-tasks.out", "nwchem/generated/water_hf_sto3g_sp_freq.out", 40},
+		{"gaussian-120-jobs.log", "gaussian/basicGaussian16/dvb_sp.out", 120},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := bytes.Repeat(qmtest.Read(t, c.rel), c.n)
+			body, ct := hostileUpload(t, c.name, data)
+			debug.FreeOSMemory()
+			rss := procStatus("VmRSS")
+			peakOK := resetPeakRSS()
+			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+			defer cancel()
+			start := time.Now()
+			resp, out, err := e.send(ctx, "POST", "/v1/qm/parse", "write", body, "Content-Type", ct)
+			if err != nil {
+				t.Fatalf("%d bytes: %v", len(data), err)
+			}
+			t.Logf("%d bytes: %d in %s", len(data), resp.StatusCode, time.Since(start).Round(time.Millisecond))
+			if peakOK && !raceBuild {
+				if grew := (procStatus("VmHWM") - rss) >> 20; grew > 512 {
+					t.Errorf("peak RSS grew by %d MiB", grew)
+				}
+			}
+			switch resp.StatusCode {
+			case http.StatusCreated, http.StatusOK:
+				var v struct {
+					Steps []json.RawMessage `json:"steps"`
+				}
+				if err := json.Unmarshal(out, &v); err != nil {
+					t.Fatal(err)
+				}
+				if len(v.Steps) > qm.MaxSteps {
+					t.Errorf("%d steps, more than qm.MaxSteps (%d)", len(v.Steps), qm.MaxSteps)
+				}
+				t.Logf("%d steps", len(v.Steps))
+			default:
+				checkHostileAnswer(t, hostileCase{}, resp, out)
+			}
+			e.checkAlive(t)
+		})
+	}
 }

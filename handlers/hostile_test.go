@@ -83,7 +83,7 @@ type hostileCase struct {
 	// route has cases.
 	route  string
 	method string
-	// path is the request target; {mol}, {chain}, {bare}, {rec}, {calc},
+	// path is the request target; {mol}, {chain}, {bare}, {cage}, {rec}, {calc},
 	// {batch} and {dock} are replaced by the ids of the seeded resources.
 	path string
 	// who is the key: "" none, read/write/admin/expired/revoked, or a
@@ -286,6 +286,12 @@ func (e *hostileEnv) seed(t *testing.T, withDocking bool) {
 	// GET of its pdbqt shows whether it stored one.
 	e.mustSend(t, "GET", "/v1/molecules/"+e.ids["mol"]+"/structure?format=pdbqt", "read", nil, []int{200})
 	e.ids["bare"] = postMol("OCC(O)CO")
+	// A cage whose 24 potential stereocentres all give one molecule, with
+	// its conformer (the stereoisomer enumeration of pdbqt&isomer used to
+	// try all 2^24 assignments).
+	cage, _ := json.Marshal(map[string]any{"format": "smiles", "generate_3d": true,
+		"content": "C12C3C4C5C1C6C7C8C2C9C3C%10C4C%11C5C6C%12C7C%13C8C9C%10C%11C%12%13"})
+	e.ids["cage"] = e.mustSend(t, "POST", "/v1/molecules", "write", bytes.NewReader(cage), []int{201}, "Content-Type", "application/json")["id"].(string)
 	body, ct := hostileUpload(t, "1iep_receptor.pdbqt", dockingCorpus(t, "vina-examples/1iep/1iep_receptor.pdbqt"))
 	e.ids["rec"] = e.mustSend(t, "POST", "/v1/receptors", "write", body, []int{201}, "Content-Type", ct)["id"].(string)
 	body, ct = hostileUpload(t, "dvb_sp.out", qmtest.Read(t, "gaussian/basicGaussian16/dvb_sp.out"))
@@ -461,7 +467,7 @@ func (e *hostileEnv) run(t *testing.T, c hostileCase) {
 	if raceBuild {
 		within *= 4
 	}
-	path := strings.NewReplacer("{mol}", e.ids["mol"], "{chain}", e.ids["chain"], "{bare}", e.ids["bare"], "{rec}", e.ids["rec"],
+	path := strings.NewReplacer("{mol}", e.ids["mol"], "{chain}", e.ids["chain"], "{bare}", e.ids["bare"], "{cage}", e.ids["cage"], "{rec}", e.ids["rec"],
 		"{calc}", e.ids["calc"], "{batch}", e.ids["batch"], "{dock}", e.ids["dock"]).Replace(c.path)
 	var body io.Reader
 	if c.body != nil {
