@@ -296,6 +296,23 @@ func secondRoundCases(t *testing.T) []hostileCase {
 			hostileCase{allow2xx: true, within: 45 * time.Second, maxRSS: 512}),
 	)
 
+	// GraphQL: many aliased searches in one query (each within the
+	// search budget, the whole within the GraphQL timeout and cost).
+	var aliases strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&aliases, " a%d: molecules(substructure: \"*\", first: 1) { edges { node { id } } }", i)
+	}
+	add(
+		hostileCase{name: "graphql-search/300-aliased-searches", route: "POST /v1/graphql", who: "read", ctype: js, body: graphQLBody("{" + aliases.String() + " }"),
+			hdr: []string{"Accept", mediaGraphQLResponse}, gql: true, allow2xx: true, within: 45 * time.Second, maxRSS: 256},
+		hostileCase{name: "graphql-search/dense-K14", route: "POST /v1/graphql", who: "read", ctype: js,
+			body: graphQLBody(`{ molecules(substructure: ` + sq(denseGraph("*", 14)) + `) { edges { node { id } } } }`),
+			hdr:  []string{"Accept", mediaGraphQLResponse}, gql: true, allow2xx: true, within: 10 * time.Second},
+		hostileCase{name: "graphql-search/query-unicode", route: "POST /v1/graphql", who: "read", ctype: js,
+			body: graphQLBody(`{ molecules(similarTo: "C‮O", threshold: 0) { edges { node { id } } } }`),
+			hdr:  []string{"Accept", mediaGraphQLResponse}, gql: true, allow2xx: true},
+	)
+
 	// Depictions: sizes, highlights, dense graphs, Unicode.
 	add(
 		hostileCase{name: "depict/width-0", route: depict, path: "/v1/depict?smiles=CCO&width=0", who: "read", status: 400},
@@ -305,6 +322,8 @@ func secondRoundCases(t *testing.T) []hostileCase {
 		hostileCase{name: "depict/smiles-missing", route: depict, path: "/v1/depict?width=100", who: "read", status: 400},
 		hostileCase{name: "depict/smiles-unicode", route: depict, path: "/v1/depict?smiles=" + url.QueryEscape("C\u202eC\u0301O"), who: "read", status: 422},
 		hostileCase{name: "depict/smiles-dense-K14", route: depict, path: "/v1/depict?smiles=" + url.QueryEscape(denseGraph("*", 14)), who: "read", within: 10 * time.Second, check: checkNot5xx("GET")},
+		hostileCase{name: "depict/smiles-dense-K22", route: depict, path: "/v1/depict?smiles=" + url.QueryEscape(denseGraph("*", 22)), who: "read", within: 10 * time.Second, check: checkNot5xx("GET")},
+		hostileCase{name: "depict/smiles-dense-K22-highlight", route: depict, path: "/v1/depict?smiles=" + url.QueryEscape(denseGraph("*", 22)) + "&highlight=" + url.QueryEscape("*1****1"), who: "read", within: 10 * time.Second, check: checkNot5xx("GET")},
 		hostileCase{name: "depict/highlight-dense-K14", route: depict, path: "/v1/depict?smiles=CCO&highlight=" + url.QueryEscape(denseGraph("*", 14)), who: "read", within: 10 * time.Second, check: checkNot5xx("GET")},
 		hostileCase{name: "depict/highlight-recursion-2000", route: depict, path: "/v1/depict?smiles=CCO&highlight=" + url.QueryEscape(nested("[$(", "C", ")]", 800)), who: "read", within: 10 * time.Second, check: checkNot5xx("GET")},
 		hostileCase{name: "depict/highlight-nul", route: depict, path: "/v1/depict?smiles=CCO&highlight=C%00C", who: "read", status: 400},
