@@ -1,6 +1,7 @@
 package sparql
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cayleygraph/quad"
@@ -54,6 +55,10 @@ type rowGroup struct {
 	// tables by the slots shared with the probing solutions (keyed by
 	// their list, "s,"... as table and minusExcludes write it).
 	tables map[string]*rowTable
+	// lastShared and lastTable are the slots of the last table asked
+	// for and that table: consecutive probes share the same slots.
+	lastShared []int
+	lastTable  *rowTable
 }
 
 // rowTable maps the key of the shared variables to the group's rows.
@@ -174,6 +179,17 @@ func agree(a, b row, shared []int) bool {
 // table returns g's table for the shared slots, building and charging it
 // the first time; nil when it does not fit the memory budget.
 func (ex *exec) table(g *rowGroup, shared []int, charged *int) *rowTable {
+	if g.lastTable != nil && slices.Equal(g.lastShared, shared) {
+		return g.lastTable
+	}
+	t := ex.buildTable(g, shared, charged)
+	if t != nil {
+		g.lastShared, g.lastTable = append(g.lastShared[:0], shared...), t
+	}
+	return t
+}
+
+func (ex *exec) buildTable(g *rowGroup, shared []int, charged *int) *rowTable {
 	var sig strings.Builder
 	for _, s := range shared {
 		sig.WriteString(itoa(s))
@@ -217,41 +233,44 @@ func (ex *exec) table(g *rowGroup, shared []int, charged *int) *rowTable {
 // on every variable both bind). handled is false when a table did not fit
 // the memory budget (nothing was reported then).
 func (ex *exec) probe(ix *rowIndex, a row, charged *int, fn func(b row) error) (handled bool, err error) {
-	type plan struct {
-		g      *rowGroup
-		shared []int
-		t      *rowTable
-	}
-	plans := make([]plan, 0, len(ix.groups))
-	for _, g := range ix.groups {
-		var shared []int
+	// Two passes over the groups, both finding each group's shared slots
+	// the same way: the first checks that every table exists (or is
+	// built), the second reports; no allocation per probe.
+	var buf [8]int
+	sharedOf := func(g *rowGroup) ([]int, bool) {
+		shared := buf[:0]
 		for _, s := range g.slots {
 			if a[s] != nil {
 				shared = append(shared, s)
 				if _, ok := a[s].(idTerm); ok && (ex.sharedIDs == nil || !ex.sharedIDs[s]) {
-					return false, nil // see table
+					return nil, false // see table
 				}
 			}
 		}
-		p := plan{g: g, shared: shared}
-		if len(shared) > 0 {
-			if p.t = ex.table(g, shared, charged); p.t == nil {
-				return false, nil
-			}
-		}
-		plans = append(plans, p)
+		return shared, true
 	}
-	for _, p := range plans {
-		if len(p.shared) == 0 {
-			for _, b := range p.g.rows {
+	for _, g := range ix.groups {
+		shared, ok := sharedOf(g)
+		if !ok {
+			return false, nil
+		}
+		if len(shared) > 0 && ex.table(g, shared, charged) == nil {
+			return false, nil
+		}
+	}
+	for _, g := range ix.groups {
+		shared, _ := sharedOf(g)
+		if len(shared) == 0 {
+			for _, b := range g.rows {
 				if err := fn(b); err != nil {
 					return true, err
 				}
 			}
 			continue
 		}
-		for _, i := range p.t.candidates(a, p.shared) {
-			if b := p.g.rows[i]; agree(a, b, p.shared) {
+		t := ex.table(g, shared, charged)
+		for _, i := range t.candidates(a, shared) {
+			if b := g.rows[i]; agree(a, b, shared) {
 				if err := fn(b); err != nil {
 					return true, err
 				}

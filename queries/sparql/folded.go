@@ -320,12 +320,15 @@ func (ex *exec) foldedOp(x *eOp, r row) (v quad.Value, handled bool, err error) 
 	if len(x.args) != 2 {
 		return nil, false, nil
 	}
-	if v, ok := ex.foldedDateCmp(x, r); ok {
-		return v, true, nil
-	}
 	a, ok, err := ex.numOperand(x.args[0], r)
-	if !ok || err != nil {
+	if err != nil {
 		return nil, ok, err
+	}
+	if !ok {
+		// Not a number: perhaps two dateTimes (read only now, so that
+		// numeric comparisons read the value column once per operand).
+		v, ok := ex.foldedDateCmp(x, r)
+		return v, ok, nil
 	}
 	b, ok, err := ex.numOperand(x.args[1], r)
 	if !ok || err != nil {
