@@ -205,13 +205,31 @@ func matcherCases() []matcherCase {
 		{q: "[#7;+]", kind: QuerySMARTS}, {q: "[r5,r6;!R2]", kind: QuerySMARTS},
 		{q: "[X2;H0;#8]", kind: QuerySMARTS}, {q: "[d2;#6;R0]-[#7]", kind: QuerySMARTS},
 		{q: "[#6]-&!@[#6]", kind: QuerySMARTS}, {q: "[N;H1,H2]C(=O)", kind: QuerySMARTS},
-		{q: "[Br,I;$(*)]", kind: QuerySMARTS, declined: true},
+		// recursive SMARTS: nested, negated, under OR and XOR, the root
+		// in a ring, with more than RDKit's 1,000 embeddings (answered
+		// by SubstructMatch)
+		{q: "[Br,I;$(*)]", kind: QuerySMARTS}, {q: "[$(C(=O)[OH])]", kind: QuerySMARTS},
+		{q: "[C;$(C=O);!$(C(=O)[O,N])]", kind: QuerySMARTS}, {q: "[$(C-[$([#7]~[#8])])]", kind: QuerySMARTS},
+		{q: "[N;!$(N-[!#6;!#1])]", kind: QuerySMARTS}, {q: "[$([NX3](C)(C)C),$([nX3])]", kind: QuerySMARTS},
+		{q: "[$(*=O)]~[$(*=O)]", kind: QuerySMARTS}, {q: "[!$(*#*)&!D1]-&!@[!$(*#*)&!D1]", kind: QuerySMARTS},
+		{q: "[$(c1ccccc1),$(c1ccncc1)]-[$(C=O)]", kind: QuerySMARTS}, {q: "[$(a1aaaaa1),$(a1aaaa1);!$(a(a)(a)a)]", kind: QuerySMARTS},
+		{q: "[$([R2]1~*~*~*~*~*~1)]", kind: QuerySMARTS}, {q: "[$(*~*~*~*~*~*~*~*)]", kind: QuerySMARTS},
+		{q: "c-[$(C(=O)[OH])].[$([Cl,Br])]", kind: QuerySMARTS}, {q: "[$([#6]!@[#6])&R]", kind: QuerySMARTS},
 		{q: "C1CCCCC1", kind: QuerySMILES}, {q: "c1ccccc1O", kind: QuerySMILES},
 		{q: "CC(=O)Nc1ccc(O)cc1", kind: QuerySMILES}, {q: "[O-]C=O", kind: QuerySMILES},
 		{q: "[O-]C=O", kind: QuerySMILES, o: MatchOptions{IgnoreCharges: true}},
 		{q: "OC(=O)C(N)C", kind: QuerySMILES}, {q: "Cl.Cl", kind: QuerySMILES},
 		{q: "[2H]C", kind: QuerySMILES, o: MatchOptions{IgnoreIsotopes: true}},
-		{q: "[$(C=O)]N", kind: QuerySMARTS, declined: true},
-		{q: "C[C@H](N)C(=O)O", kind: QuerySMILES, o: MatchOptions{Chirality: true}, declined: true},
+		{q: "[$(C=O)]N", kind: QuerySMARTS},
+		// chirality: tetrahedral centres and double bonds, SMILES and SMARTS
+		{q: "C[C@H](N)C(=O)O", kind: QuerySMILES, o: MatchOptions{Chirality: true}},
+		{q: "C[C@@H](N)C(=O)O", kind: QuerySMILES, o: MatchOptions{Chirality: true}},
+		{q: "C[C@@H](O)CC", kind: QuerySMILES, o: MatchOptions{Chirality: true}},
+		{q: "O[C@H]1CCCC[C@@H]1O", kind: QuerySMILES, o: MatchOptions{Chirality: true}},
+		{q: "C/C=C/C", kind: QuerySMILES, o: MatchOptions{Chirality: true}},
+		{q: "C/C=C\\C", kind: QuerySMILES, o: MatchOptions{Chirality: true}},
+		{q: "[C@H](N)(C)C(=O)O", kind: QuerySMARTS, o: MatchOptions{Chirality: true}},
+		{q: "[C@@](C)(O)(N)", kind: QuerySMARTS, o: MatchOptions{Chirality: true}},
+		{q: "[$([C@H](O)C)]", kind: QuerySMARTS, o: MatchOptions{Chirality: true}},
 	}
 }

@@ -5,6 +5,11 @@
 // PatternFingerprintMol (Chem.PatternFingerprint, SubstructLibrary's
 // screen), SubstructMatch (HasSubstructMatch) and MolPickler. Every RDKit
 // object lives in a unique_ptr; no exception crosses the C boundary.
+// RDConfig.h first: it defines RDK_BUILD_THREADSAFE_SSS, which changes
+// the layout of RDKit classes (RecursiveStructureQuery holds a mutex then),
+// and the RDKit headers used here do not include it.
+#include <RDGeneral/RDConfig.h>
+
 #include "mg.h"
 #include "mg_fp.h"
 #include "mg_guard.h"
@@ -222,11 +227,14 @@ SubstructMatchParameters yesNoParams(int flags) {
 }
 
 // hasMatch: q is a substructure of m (super: m of q), by fast when it can
-// take the query, else by RDKit's SubstructMatch.
+// take the query and knows the answer, else by RDKit's SubstructMatch.
 bool hasMatch(const ROMol &q, const ROMol &m, const SubstructMatchParameters &ps,
               bool super, mg::Matcher &fast) {
   if (super) return !SubstructMatch(q, m, ps).empty();
-  if (fast.usable()) return fast.has(m);
+  if (fast.usable()) {
+    bool r = fast.has(m);
+    if (!fast.overflowed()) return r;
+  }
   return !SubstructMatch(m, q, ps).empty();
 }
 
@@ -398,7 +406,13 @@ int mg_match_engines(const char *text, size_t len, int kind, int flags,
       const ROMol &m = *mols[i];
       if (matcher.usable()) {
         bool byGraph = matcher.has(m, graphs[i], classes);
-        fast[i] = byGraph == matcher.has(m) ? (byGraph ? 1 : 0) : 3;
+        bool over = matcher.overflowed();
+        bool plain = matcher.has(m);
+        over = over || matcher.overflowed();
+        if (over) {
+          byGraph = plain = hasMatch(*q, m, ps, false, matcher);
+        }
+        fast[i] = byGraph == plain ? (byGraph ? 1 : 0) : 3;
       } else {
         fast[i] = 2;
       }
@@ -508,7 +522,9 @@ int mg_molset_match(mg_molset *s, mg_matcher *mt, const int32_t *slots, int n,
       }
       const auto &e = s->mols[slots[i]];
       if (byGraph) {
-        out[i] = mt->fast->has(*e.mol, e.graph, s->classes) ? 1 : 0;
+        bool r = mt->fast->has(*e.mol, e.graph, s->classes);
+        if (mt->fast->overflowed()) r = !SubstructMatch(*e.mol, *mt->q, mt->ps).empty();
+        out[i] = r ? 1 : 0;
       } else {
         out[i] = hasMatch(*mt->q, *e.mol, mt->ps, mt->super, *mt->fast) ? 1 : 0;
       }

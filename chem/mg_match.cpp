@@ -13,8 +13,24 @@
 // placed on a molecule atom adjacent to its already placed parent's image,
 // ring-closure bonds checked as soon as both ends are placed, stop at the
 // first complete mapping (a monomorphism, as VF2's subgraph matching).
-// Queries it cannot take (recursive SMARTS, chirality) go to
-// SubstructMatch; the tests compare both on every query and molecule.
+// With chirality it adds the checks of SubstructMatch's label functors
+// (a chiral query atom needs a chiral molecule atom, a stereo double bond
+// one that is not STEREONONE/STEREOANY) and its final check does the rest.
+// Queries it cannot take (query nodes it does not know, generic matchers)
+// go to SubstructMatch; the tests compare both on every query and molecule.
+//
+// Recursive SMARTS ($(...)): RDKit's RecursiveStructureQuery::Match reads
+// a set of molecule atoms that SubstructMatch fills before each match
+// (MatchSubqueries: the root atoms of up to 1,000 embeddings of the
+// recursive query, vf2_all's default), under a mutex per query, which made
+// such queries several times slower than SubstructLibrary. Here the query
+// tree of an atom holding one is evaluated by Matcher itself (AND, OR, XOR
+// and negation as RDKit's Query classes do, leaves by RDKit's Match), and
+// the set of a recursive query is found when first asked for a molecule,
+// by a Matcher of its own that lists every embedding. More than 1,000
+// embeddings: RDKit's set holds the roots of only the first 1,000 VF2
+// finds, which no other order reproduces, so has() reports overflowed()
+// and the caller asks SubstructMatch.
 //
 // Molecules held for search (mg_molset) also carry a Graph: their atoms
 // and bonds as small class numbers (Classes). Over a library, the atoms of
@@ -22,10 +38,16 @@
 // compared by RDKit once per class and afterwards by a table lookup, and
 // the walk reads one small buffer instead of RDKit's molecule: this is what
 // makes a query with many screen survivors (an amide, an aniline) cheap.
+// RDConfig.h first: it defines RDK_BUILD_THREADSAFE_SSS, which changes
+// the layout of RDKit classes (RecursiveStructureQuery holds a mutex then),
+// and the RDKit headers used here do not include it.
+#include <RDGeneral/RDConfig.h>
+
 #include "mg_match.h"
 
 #include <GraphMol/QueryAtom.h>
 #include <GraphMol/QueryOps.h>
+#include <RDGeneral/types.h>
 #include <GraphMol/Substruct/SubstructUtils.h>
 
 #include <GraphMol/RingInfo.h>
@@ -41,14 +63,15 @@ namespace mg {
 
 namespace {
 
-// recursive reports whether an atom query holds a recursive SMARTS.
-bool recursive(const Atom::QUERYATOM_QUERY *q) {
-  if (!q) return false;
-  if (q->getDescription() == "RecursiveStructure") return true;
-  for (auto it = q->beginChildren(); it != q->endChildren(); ++it) {
-    if (recursive(it->get())) return true;
-  }
-  return false;
+// maxRecursiveEmbeddings is vf2_all's default max_results, which
+// RDKit's RecursiveMatcher leaves in place.
+constexpr unsigned maxRecursiveEmbeddings = 1000;
+
+// chiralTag: a tetrahedral chiral tag (what SubstructMatch's
+// AtomLabelFunctor asks of both atoms under useChirality).
+bool chiralTag(const Atom *a) {
+  return a->getChiralTag() == Atom::CHI_TETRAHEDRAL_CW ||
+         a->getChiralTag() == Atom::CHI_TETRAHEDRAL_CCW;
 }
 
 // rank orders start atoms: an atom of a definite element other than carbon
@@ -198,20 +221,21 @@ int bondBit(int a, int b, int t) {
   return int((x * 0x9E3779B97F4A7C15ull) >> 58);
 }
 
-// cyclicAtoms marks the atoms of m that lie on a cycle of its graph: those
-// with a bond that is not a bridge (Tarjan's low-link, iterative). Our own
-// graph walk rather than RDKit's ring perception: a match maps a query
-// cycle onto a molecule cycle, whatever rings RDKit's SSSR lists.
-std::vector<char> cyclicAtoms(const ROMol &m) {
+// cycles marks the atoms and bonds of m that lie on a cycle of its graph:
+// the bonds that are not bridges (Tarjan's low-link, iterative), and their
+// atoms. Our own graph walk rather than RDKit's ring perception: a match
+// maps a query cycle onto a molecule cycle, whatever rings RDKit's SSSR
+// lists.
+void cycles(const ROMol &m, std::vector<char> *atoms, std::vector<char> *bonds) {
   const unsigned n = m.getNumAtoms();
-  std::vector<std::vector<unsigned>> adj(n);
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> adj(n);  // (atom, bond)
   for (const auto b : m.bonds()) {
-    adj[b->getBeginAtomIdx()].push_back(b->getEndAtomIdx());
-    adj[b->getEndAtomIdx()].push_back(b->getBeginAtomIdx());
+    adj[b->getBeginAtomIdx()].emplace_back(b->getEndAtomIdx(), b->getIdx());
+    adj[b->getEndAtomIdx()].emplace_back(b->getBeginAtomIdx(), b->getIdx());
   }
-  std::vector<int> disc(n, -1), low(n, 0), parent(n, -1);
+  std::vector<int> disc(n, -1), low(n, 0), parent(n, -1), parentBond(n, -1);
   std::vector<unsigned> next(n, 0), stack;
-  std::vector<char> cyc(n, 0);
+  std::vector<char> cyc(n, 0), bcyc(m.getNumBonds(), 0);
   int t = 0;
   for (unsigned r = 0; r < n; r++) {
     if (disc[r] >= 0) continue;
@@ -220,15 +244,17 @@ std::vector<char> cyclicAtoms(const ROMol &m) {
     while (!stack.empty()) {
       unsigned v = stack.back();
       if (next[v] < adj[v].size()) {
-        unsigned w = adj[v][next[v]++];
+        auto [w, bi] = adj[v][next[v]++];
         if (disc[w] < 0) {
           parent[w] = int(v);
+          parentBond[w] = int(bi);
           disc[w] = low[w] = t++;
           stack.push_back(w);
-        } else if (int(w) != parent[v]) {
-          // a bond back to an atom found earlier (molecules have no two
-          // bonds between the same atoms)
+        } else if (int(bi) != parentBond[v]) {
+          // a bond back to an atom found earlier: on a cycle
           low[v] = std::min(low[v], disc[w]);
+          bcyc[bi] = 1;
+          cyc[v] = cyc[w] = 1;
         }
         continue;
       }
@@ -236,11 +262,21 @@ std::vector<char> cyclicAtoms(const ROMol &m) {
       if (parent[v] >= 0) {
         unsigned p = unsigned(parent[v]);
         low[p] = std::min(low[p], low[v]);
-        if (low[v] <= disc[p]) cyc[p] = cyc[v] = 1;  // p-v is no bridge
+        if (low[v] <= disc[p]) {  // p-v is no bridge
+          cyc[p] = cyc[v] = 1;
+          bcyc[unsigned(parentBond[v])] = 1;
+        }
       }
     }
   }
-  return cyc;
+  if (atoms) *atoms = std::move(cyc);
+  if (bonds) *bonds = std::move(bcyc);
+}
+
+std::vector<char> cyclicAtoms(const ROMol &m) {
+  std::vector<char> a;
+  cycles(m, &a, nullptr);
+  return a;
 }
 
 }  // namespace
@@ -323,13 +359,13 @@ std::uint16_t Classes::atomClass(const Atom *a) {
   return c;
 }
 
-std::uint16_t Classes::bondClass(const Bond *b) {
+std::uint16_t Classes::bondClass(const Bond *b, bool cyclic) {
   if (b->getBondType() == Bond::DATIVE) return kNone;
   std::string k;
   const RingInfo *ri = b->getOwningMol().getRingInfo();
   if (!ri->isInitialized()) return kNone;
   if (!keyAppend(k, b->getBondType()) || !keyAppend(k, b->getBondDir()) ||
-      !keyAppend(k, ri->numBondRings(b->getIdx()))) {
+      !keyAppend(k, ri->numBondRings(b->getIdx())) || !keyAppend(k, cyclic)) {
     return kNone;
   }
   auto it = bondKeys_.find(k);
@@ -337,6 +373,7 @@ std::uint16_t Classes::bondClass(const Bond *b) {
   if (bonds_.size() >= kNone) return kNone;
   auto c = std::uint16_t(bonds_.size());
   bonds_.push_back(b);
+  bondCyclic_.push_back(cyclic ? 1 : 0);
   bondKeys_.emplace(std::move(k), c);
   return c;
 }
@@ -346,6 +383,8 @@ Graph Classes::graph(const ROMol &m) {
   Graph g;
   if (n == 0 || n >= kNone || 2 * nb >= kNone) return g;
   try {
+    std::vector<char> bcyc;
+    cycles(m, nullptr, &bcyc);
     g.reserve(2 + n + (n + 1) + 4 * nb);
     g.push_back(std::uint16_t(n));
     g.push_back(std::uint16_t(2 * nb));
@@ -358,7 +397,7 @@ Graph Classes::graph(const ROMol &m) {
       start[i] = std::uint16_t(pos);
       for (const auto b : m.atomBonds(m.getAtomWithIdx(i))) {
         nbr[pos] = std::uint16_t(b->getOtherAtomIdx(i));
-        bcls[pos] = bondClass(b);
+        bcls[pos] = bondClass(b, bcyc[b->getIdx()] != 0);
         pos++;
       }
     }
@@ -443,16 +482,41 @@ bool Matcher::walk(G &g) {
 
 Matcher::Matcher(const ROMol &query, const SubstructMatchParameters &ps)
     : q_(query), ps_(ps) {
-  if (ps.useChirality || ps.useGenericMatchers || ps.extraFinalCheck) {
+  if (ps.useGenericMatchers || ps.extraFinalCheck || ps.useQueryQueryMatches ||
+      ps.aromaticMatchesConjugated || !ps.recursionPossible) {
     usable_ = false;
   }
   unsigned nq = query.getNumAtoms();
+  atomRoot_.assign(nq, -1);
   for (unsigned i = 0; i < nq; i++) {
     const Atom *a = query.getAtomWithIdx(i);
     qatoms_.push_back(a);
-    if (a->hasQuery() && recursive(a->getQuery())) usable_ = false;
+    if (!usable_ || !a->hasQuery()) continue;
+    // a tree of its own only where a recursive SMARTS is: elsewhere
+    // RDKit's Match (or its answer per class) is the answer
+    bool rec = false;
+    std::vector<const Atom::QUERYATOM_QUERY *> todo{a->getQuery()};
+    while (!todo.empty()) {
+      auto q = todo.back();
+      todo.pop_back();
+      if (q->getDescription() == "RecursiveStructure") rec = true;
+      for (auto it = q->beginChildren(); it != q->endChildren(); ++it) todo.push_back(it->get());
+    }
+    if (rec) {
+      atomRoot_[i] = build(a->getQuery());
+      if (atomRoot_[i] < 0) usable_ = false;
+    }
   }
   if (!usable_ || nq == 0) return;
+  chiral_.assign(nq, 0);
+  stereoBond_.assign(query.getNumBonds(), 0);
+  if (ps.useChirality) {
+    for (unsigned i = 0; i < nq; i++) chiral_[i] = chiralTag(qatoms_[i]);
+    for (const auto b : query.bonds()) {
+      stereoBond_[b->getIdx()] = b->getBondType() == Bond::DOUBLE && b->getStereo() > Bond::STEREOANY;
+    }
+  }
+  cycles(query, nullptr, &qbCyclic_);
   // Breadth-first order, component by component, each from its best
   // ranked atom, neighbours taken best ranked first.
   std::vector<int> stepOf(nq, -1);
@@ -502,9 +566,152 @@ Matcher::Matcher(const ROMol &query, const SubstructMatchParameters &ps)
   for (const auto b : query.bonds()) bondByClass_.push_back(bondByClass(b));
 }
 
+// build adds the node of query q and those below it, returning its index,
+// -1 for a node Matcher cannot evaluate.
+int Matcher::build(const Atom::QUERYATOM_QUERY *q) {
+  const std::string &d = q->getDescription();
+  Node n;
+  n.neg = q->getNegation();
+  if (d == "RecursiveStructure") {
+    // the description names the class (RDKit's MatchSubqueries casts the
+    // same way; dynamic_cast fails across RDKit's shared libraries)
+    auto rsq = static_cast<const RecursiveStructureQuery *>(q);
+    if (!rsq->getQueryMol() || rsq->getQueryMol()->getNumAtoms() == 0) return -1;
+    const ROMol &sub = *rsq->getQueryMol();
+    Rec r;
+    if (sub.hasProp(common_properties::_queryRootAtom)) {
+      int root = sub.getProp<int>(common_properties::_queryRootAtom);
+      if (root < 0 || unsigned(root) >= sub.getNumAtoms()) return -1;
+      r.root = unsigned(root);
+    }
+    r.sub.reset(new Matcher(sub, ps_));
+    if (!r.sub->usable()) return -1;
+    r.sub->recRoot_ = r.root;
+    n.kind = Node::kRec;
+    n.rec = int(recs_.size());
+    recs_.push_back(std::move(r));
+  } else if (d == "AtomAnd" || d == "AtomOr" || d == "AtomXor") {
+    n.kind = d == "AtomAnd" ? Node::kAnd : d == "AtomOr" ? Node::kOr : Node::kXor;
+    for (auto it = q->beginChildren(); it != q->endChildren(); ++it) {
+      int k = build(it->get());
+      if (k < 0) return -1;
+      n.kids.push_back(k);
+    }
+  } else {
+    if (q->beginChildren() != q->endChildren()) return -1;
+    n.kind = Node::kLeaf;
+    n.q = q;
+    n.byClass = classAtomQueries().count(baseDescription(d)) > 0;
+  }
+  nodes_.push_back(std::move(n));
+  return int(nodes_.size()) - 1;
+}
+
+// eval is node's answer for molecule atom a (index idx, class c or
+// Classes::kNone), as RDKit's Query classes give it.
+bool Matcher::eval(int node, const Atom *a, unsigned idx, std::uint16_t c) {
+  Node &n = nodes_[node];
+  bool r = false;
+  switch (n.kind) {
+    case Node::kLeaf:
+      if (n.byClass && c != Classes::kNone && cls_) {
+        if (c >= n.tab.size()) n.tab.resize(cls_->atomClasses(), -1);
+        int8_t &v = n.tab[c];
+        if (v < 0) v = n.q->Match(cls_->atom(c)) ? 1 : 0;
+        return v != 0;
+      }
+      return n.q->Match(a);  // negation included
+    case Node::kRec: {
+      const auto &set = recSet(n.rec);
+      r = idx < set.size() && set[idx];
+      break;
+    }
+    case Node::kAnd:
+      r = true;
+      for (int k : n.kids) {
+        if (!eval(k, a, idx, c)) {
+          r = false;
+          break;
+        }
+      }
+      break;
+    case Node::kOr:
+      for (int k : n.kids) {
+        if (eval(k, a, idx, c)) {
+          r = true;
+          break;
+        }
+      }
+      break;
+    case Node::kXor:
+      for (int k : n.kids) {
+        if (eval(k, a, idx, c)) {
+          if (r) {
+            r = false;
+            break;
+          }
+          r = true;
+        }
+      }
+      break;
+  }
+  return r != n.neg;
+}
+
+// recSet is the root set of recursive query r in the running has()'s
+// molecule, found on first use.
+const std::vector<char> &Matcher::recSet(int r) {
+  Rec &x = recs_[r];
+  if (!x.known) {
+    x.known = true;
+    if (!x.sub->roots(*mol_, graph_, cls_, x.set)) overflow_ = true;
+  }
+  return x.set;
+}
+
+// atomOK: query atom qa may take molecule atom a (index idx, class c),
+// as SubstructMatch's AtomLabelFunctor answers.
+bool Matcher::atomOK(unsigned qa, const Atom *a, unsigned idx, std::uint16_t c) {
+  if (chiral_[qa] && !chiralTag(a)) return false;
+  if (atomRoot_[qa] >= 0) return eval(atomRoot_[qa], a, idx, c);
+  return atomCompat(qatoms_[qa], a, ps_);
+}
+
+// accept decides a complete mapping: RDKit's final check, then when
+// listing embeddings (roots), its root marked and the walk told to go on,
+// up to RDKit's limit.
+bool Matcher::accept(const std::uint32_t *map) {
+  MolMatchFinalCheckFunctor check(q_, *mol_, ps_);
+  if (!check(qidx_.data(), map)) return false;
+  if (!enumerate_) return true;
+  if (++count_ > maxRecursiveEmbeddings) {
+    overflow_ = true;
+    return true;  // stop
+  }
+  (*roots_)[map[recRoot_]] = 1;
+  return false;
+}
+
+// roots marks in out the molecule atoms the query's root atom takes in
+// some embedding; false when there are more than RDKit's 1,000.
+bool Matcher::roots(const ROMol &m, const Graph *g, const Classes *cls, std::vector<char> &out) {
+  out.assign(m.getNumAtoms(), 0);
+  enumerate_ = true;
+  count_ = 0;
+  roots_ = &out;
+  if (g && cls && !g->empty()) {
+    has(m, *g, *cls);
+  } else {
+    has(m);
+  }
+  enumerate_ = false;
+  roots_ = nullptr;
+  return !overflow_;
+}
+
 bool Matcher::compat(unsigned qa, unsigned ma) {
   int8_t &c = memo_[size_t(qa) * matoms_.size() + ma];
-  if (c < 0) c = atomCompat(qatoms_[qa], matoms_[ma], ps_) ? 1 : 0;
+  if (c < 0) c = atomOK(qa, matoms_[ma], ma, Classes::kNone) ? 1 : 0;
   return c != 0;
 }
 
@@ -518,7 +725,7 @@ struct Matcher::Exact {
   bool atom(unsigned qa, unsigned ma) { return x.compat(qa, ma); }
   bool bond(const Bond *qb, unsigned ma, unsigned mb) const {
     const Bond *b = m.getBondBetweenAtoms(ma, mb);
-    return b && bondCompat(qb, b, x.ps_);
+    return b && x.bondOK(qb, b);
   }
   // The neighbours of the parent's image, listed once per visit of step k.
   unsigned degree(unsigned k, unsigned pa, bool fresh) {
@@ -531,16 +738,33 @@ struct Matcher::Exact {
   }
   unsigned neighbour(unsigned k, unsigned, unsigned i) const { return x.nbrs_[k][i].first; }
   bool parentBond(unsigned k, unsigned, unsigned i) const {
-    return bondCompat(x.steps_[k].parentBond, x.nbrs_[k][i].second, x.ps_);
+    return x.bondOK(x.steps_[k].parentBond, x.nbrs_[k][i].second);
   }
-  bool complete() const {
-    MolMatchFinalCheckFunctor check(x.q_, m, x.ps_);
-    return check(x.qidx_.data(), x.map_.data());
-  }
+  bool complete() const { return x.accept(x.map_.data()); }
 };
+
+// bondOK: query bond qb may take molecule bond b, as SubstructMatch's
+// BondLabelFunctor answers.
+bool Matcher::bondOK(const Bond *qb, const Bond *b) const {
+  if (stereoBond_[qb->getIdx()] && b->getBondType() == Bond::DOUBLE &&
+      b->getStereo() <= Bond::STEREOANY) {
+    return false;
+  }
+  return bondCompat(qb, b, ps_);
+}
+
+// start readies the per-molecule state of has() for m.
+void Matcher::start(const ROMol &m, const Graph *g, const Classes *cls) {
+  overflow_ = false;
+  mol_ = &m;
+  graph_ = g;
+  cls_ = cls;
+  for (auto &r : recs_) r.known = false;
+}
 
 bool Matcher::has(const ROMol &m) {
   const unsigned nq = steps_.size(), nm = m.getNumAtoms();
+  start(m, nullptr, nullptr);
   if (nq == 0 || nq > nm) return false;
   matoms_.resize(nm);
   for (unsigned i = 0; i < nm; i++) matoms_[i] = m.getAtomWithIdx(i);
@@ -565,6 +789,65 @@ bool Matcher::bondClass(const Bond *qb, std::uint16_t c, const Classes &cls) {
   return v != 0;
 }
 
+// kinds are the Summary kinds query atom qa can take (cyc: the query's
+// atoms on a cycle), 0xffff when any.
+std::uint16_t Matcher::kinds(unsigned qa, const Classes &cls, const std::vector<char> &cyc) {
+  std::uint16_t k = 0;
+  if (atomByClass_[qa]) {
+    for (std::size_t c = 0; c < cls.atomClasses(); c++) {
+      const Atom *r = cls.atom(std::uint16_t(c));
+      std::uint16_t e = kindsOf(r->getAtomicNum(), r->getIsAromatic());
+      if ((k & e) != e && atomClass(qa, std::uint16_t(c), cls)) k |= e;
+    }
+  } else if (atomRoot_[qa] >= 0) {
+    k = nodeKinds(atomRoot_[qa], cls);
+  } else {
+    k = 0xffff;
+  }
+  if (cyc[qa]) k &= std::uint16_t(~acyclicKinds);
+  return k;
+}
+
+// nodeKinds: the kinds of the atoms that may satisfy a node: those of the
+// classes a leaf matches, a recursive SMARTS's root atom's, intersected
+// under AND, joined under OR and XOR; any under a negation.
+std::uint16_t Matcher::nodeKinds(int node, const Classes &cls) {
+  Node &n = nodes_[node];
+  switch (n.kind) {
+    case Node::kLeaf: {
+      if (!n.byClass) return 0xffff;
+      std::uint16_t k = 0;
+      if (n.tab.size() < cls.atomClasses()) n.tab.resize(cls.atomClasses(), -1);
+      for (std::size_t c = 0; c < cls.atomClasses(); c++) {
+        const Atom *r = cls.atom(std::uint16_t(c));
+        std::uint16_t e = kindsOf(r->getAtomicNum(), r->getIsAromatic());
+        if ((k & e) == e) continue;
+        int8_t &v = n.tab[c];
+        if (v < 0) v = n.q->Match(r) ? 1 : 0;
+        if (v) k |= e;
+      }
+      return k;
+    }
+    case Node::kRec: {
+      if (n.neg) return 0xffff;
+      Rec &r = recs_[n.rec];
+      return r.sub->kinds(r.root, cls, cyclicAtoms(r.sub->q_));
+    }
+    case Node::kAnd: {
+      if (n.neg) return 0xffff;
+      std::uint16_t k = 0xffff;
+      for (int kid : n.kids) k &= nodeKinds(kid, cls);
+      return k;
+    }
+    default: {  // OR, XOR: at least one child holds
+      if (n.neg) return 0xffff;
+      std::uint16_t k = 0;
+      for (int kid : n.kids) k |= nodeKinds(kid, cls);
+      return k;
+    }
+  }
+}
+
 int Matcher::need(const Classes &cls, std::uint64_t *out, int cap) {
   if (!usable_ || cap < 2) return 0;
   const unsigned nq = qatoms_.size();
@@ -573,20 +856,7 @@ int Matcher::need(const Classes &cls, std::uint64_t *out, int cap) {
   // (every held molecule's atoms have a class, or the molecule's Summary
   // is all ones), only those on a cycle if the atom is on one of the query
   std::vector<std::uint16_t> kinds(nq);
-  for (unsigned qa = 0; qa < nq; qa++) {
-    std::uint16_t k = 0;
-    if (!atomByClass_[qa]) {
-      k = 0xffff;
-    } else {
-      for (std::size_t c = 0; c < cls.atomClasses(); c++) {
-        const Atom *r = cls.atom(std::uint16_t(c));
-        std::uint16_t e = kindsOf(r->getAtomicNum(), r->getIsAromatic());
-        if ((k & e) != e && atomClass(qa, std::uint16_t(c), cls)) k |= e;
-      }
-    }
-    if (cyc[qa]) k &= std::uint16_t(~acyclicKinds);
-    kinds[qa] = k;
-  }
+  for (unsigned qa = 0; qa < nq; qa++) kinds[qa] = this->kinds(qa, cls, cyc);
   // at least as many atoms of the kinds of a set as query atoms whose
   // kinds it includes; an empty mask would also stop the molecules whose
   // Summary is all ones: never written
@@ -663,16 +933,21 @@ struct Matcher::Classed {
   unsigned size() const { return n; }
   bool atom(unsigned qa, unsigned ma) {
     std::uint16_t c = acls[ma];
-    if (c != Classes::kNone && x.atomByClass_[qa]) return x.atomClass(qa, c, cls);
-    return atomCompat(x.qatoms_[qa], m.getAtomWithIdx(ma), x.ps_);
+    if (c != Classes::kNone && x.atomByClass_[qa] && !x.chiral_[qa]) return x.atomClass(qa, c, cls);
+    return x.atomOK(qa, m.getAtomWithIdx(ma), ma, c);
   }
   // bondAt compares query bond qb with the bond of neighbour entry j of
-  // molecule atom ma.
+  // molecule atom ma. A bond of a query cycle takes only a bond on a
+  // cycle (any image of a cycle is one).
   bool bondAt(const Bond *qb, unsigned ma, unsigned j) {
     std::uint16_t c = bcls[j];
-    if (c != Classes::kNone && x.bondByClass_[qb->getIdx()]) return x.bondClass(qb, c, cls);
+    const unsigned qi = qb->getIdx();
+    if (c != Classes::kNone) {
+      if (x.qbCyclic_[qi] && !cls.cyclic(c)) return false;
+      if (x.bondByClass_[qi] && !x.stereoBond_[qi]) return x.bondClass(qb, c, cls);
+    }
     const Bond *b = m.getBondBetweenAtoms(ma, nbr[j]);
-    return b && bondCompat(qb, b, x.ps_);
+    return b && x.bondOK(qb, b);
   }
   bool bond(const Bond *qb, unsigned ma, unsigned mb) {
     for (unsigned j = start[ma]; j < start[ma + 1]; j++) {
@@ -685,15 +960,13 @@ struct Matcher::Classed {
   bool parentBond(unsigned k, unsigned pa, unsigned i) {
     return bondAt(x.steps_[k].parentBond, pa, start[pa] + i);
   }
-  bool complete() const {
-    MolMatchFinalCheckFunctor check(x.q_, m, x.ps_);
-    return check(x.qidx_.data(), x.map_.data());
-  }
+  bool complete() const { return x.accept(x.map_.data()); }
 };
 
 bool Matcher::has(const ROMol &m, const Graph &g, const Classes &cls) {
   if (g.empty()) return has(m);
   const unsigned nq = steps_.size(), n = g[0], nb2 = g[1];
+  start(m, &g, &cls);
   if (nq == 0 || nq > n) return false;
   const std::uint16_t *acls = &g[2], *start = acls + n, *nbr = start + n + 1;
   Classed c{*this, m, cls, n, acls, start, nbr, nbr + nb2};

@@ -11,6 +11,7 @@
 #include <GraphMol/Substruct/SubstructMatch.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -44,13 +45,18 @@ class Classes {
   std::size_t bondClasses() const { return bonds_.size(); }
   const RDKit::Atom *atom(std::uint16_t c) const { return atoms_[c]; }
   const RDKit::Bond *bond(std::uint16_t c) const { return bonds_[c]; }
+  // cyclic: the bonds of class c lie on a cycle of their molecule's graph
+  // (by our own walk, part of the class key), so a bond of a query cycle
+  // can only map onto one of them.
+  bool cyclic(std::uint16_t c) const { return bondCyclic_[c] != 0; }
 
  private:
   std::unordered_map<std::string, std::uint16_t> atomKeys_, bondKeys_;
   std::vector<const RDKit::Atom *> atoms_;
   std::vector<const RDKit::Bond *> bonds_;
+  std::vector<char> bondCyclic_;
   std::uint16_t atomClass(const RDKit::Atom *a);
-  std::uint16_t bondClass(const RDKit::Bond *b);
+  std::uint16_t bondClass(const RDKit::Bond *b, bool cyclic);
 };
 
 // Summary is what the search index keeps of a held molecule beside its
@@ -77,17 +83,24 @@ Summary summarize(const RDKit::ROMol &m, const Graph &g);
 class Matcher {
  public:
   Matcher(const RDKit::ROMol &query, const RDKit::SubstructMatchParameters &ps);
-  // usable: the query needs nothing RDKit's matcher prepares per call
-  // (recursive SMARTS) and no chirality check; otherwise call
-  // SubstructMatch.
+  // usable: the query holds nothing this matcher cannot evaluate (query
+  // nodes other than RDKit's atom and bond primitives, AND, OR, XOR and
+  // recursive SMARTS; generic matchers, an extra final check); otherwise
+  // call SubstructMatch.
   bool usable() const { return usable_; }
-  // has reports whether m contains the query (usable() must hold).
+  // has reports whether m contains the query (usable() must hold). When
+  // overflowed() is true afterwards, the answer is not known: ask
+  // SubstructMatch (see recursive SMARTS in mg_match.cpp).
   bool has(const RDKit::ROMol &m);
   // has with m's Graph g from cls (the caller holds cls still): atoms and
   // bonds of a class the query can be asked about by class are compared
   // once per class and query atom (a table lookup after that), the others
   // by RDKit on m. The same answer as has(m).
   bool has(const RDKit::ROMol &m, const Graph &g, const Classes &cls);
+  // overflowed: the last has() met a recursive SMARTS with more than
+  // RDKit's 1,000 embeddings in the molecule (RDKit then knows only the
+  // roots of the first 1,000 it finds).
+  bool overflowed() const { return overflow_; }
   // need writes the requirements every molecule with a match meets, as
   // its Summary tells them (usable() must hold; the classes must include
   // those of every molecule screened, so that a query atom's kinds are
@@ -106,9 +119,55 @@ class Matcher {
     // bonds to atoms placed earlier than this one (other than parent's)
     std::vector<std::pair<unsigned, const RDKit::Bond *>> back;
   };
+  // Node is a node of a query atom's query tree that holds a recursive
+  // SMARTS: evaluated here (RDKit's RecursiveStructureQuery::Match reads
+  // a set SubstructMatch fills per molecule under a global lock).
+  struct Node {
+    enum Kind { kLeaf, kRec, kAnd, kOr, kXor } kind;
+    bool neg = false;  // kRec, kAnd, kOr, kXor (a leaf's Match negates itself)
+    const RDKit::Atom::QUERYATOM_QUERY *q = nullptr;  // kLeaf
+    bool byClass = false;                             // kLeaf
+    int rec = -1;                                     // kRec: index in recs_
+    std::vector<int> kids;
+    std::vector<int8_t> tab;  // kLeaf by class: answers per class, -1 unknown
+  };
+  // Rec is a recursive SMARTS: the molecule atoms its root takes in some
+  // embedding, found per molecule (when first asked) by sub.
+  struct Rec {
+    std::unique_ptr<Matcher> sub;
+    unsigned root = 0;
+    bool known = false;
+    std::vector<char> set;
+  };
   const RDKit::ROMol &q_;
   const RDKit::SubstructMatchParameters &ps_;
   bool usable_ = true;
+  std::vector<Node> nodes_;
+  std::vector<int> atomRoot_;  // per query atom: its tree's root node, -1: no recursion
+  std::vector<Rec> recs_;
+  std::vector<char> chiral_;      // per query atom: tetrahedral tag checked (useChirality)
+  std::vector<char> stereoBond_;  // per query bond: double bond stereo checked (useChirality)
+  std::vector<char> qbCyclic_;    // per query bond: on a cycle of the query
+  // the molecule of the running has(), for the recursive SMARTS
+  const RDKit::ROMol *mol_ = nullptr;
+  const Graph *graph_ = nullptr;
+  const Classes *cls_ = nullptr;
+  // enumeration (roots): every embedding, each root marked in *roots_
+  bool enumerate_ = false;
+  unsigned count_ = 0;
+  std::vector<char> *roots_ = nullptr;
+  bool overflow_ = false;
+  unsigned recRoot_ = 0;  // the root atom when this Matcher is a Rec's sub
+  int build(const RDKit::Atom::QUERYATOM_QUERY *q);
+  bool eval(int node, const RDKit::Atom *a, unsigned idx, std::uint16_t c);
+  const std::vector<char> &recSet(int r);
+  bool atomOK(unsigned qa, const RDKit::Atom *a, unsigned idx, std::uint16_t c);
+  bool accept(const std::uint32_t *map);
+  bool bondOK(const RDKit::Bond *qb, const RDKit::Bond *b) const;
+  void start(const RDKit::ROMol &m, const Graph *g, const Classes *cls);
+  bool roots(const RDKit::ROMol &m, const Graph *g, const Classes *cls, std::vector<char> &out);
+  std::uint16_t kinds(unsigned qa, const Classes &cls, const std::vector<char> &cyc);
+  std::uint16_t nodeKinds(int node, const Classes &cls);
   std::vector<Step> steps_;
   std::vector<const RDKit::Atom *> qatoms_;
   // per molecule scratch

@@ -19,6 +19,9 @@
 // the result with PatternFingerprintMol on every test molecule, and a
 // molecule with query atoms or bonds (where RDKit skips matches) goes to
 // RDKit.
+// RDConfig.h first: RDK_BUILD_THREADSAFE_SSS changes RDKit class layouts.
+#include <RDGeneral/RDConfig.h>
+
 #include "mg_pattern.h"
 
 #include "mg.h"
