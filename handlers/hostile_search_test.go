@@ -206,6 +206,12 @@ func secondRoundCases(t *testing.T) []hostileCase {
 			body: searchJSON(map[string]any{"format": "smiles", "content": k12fe}), status: 422, code: "invalid_molecule"},
 		hostileCase{name: "molecule/dense-K20-iron-3d", route: "POST /v1/molecules", who: "write", ctype: js, within: 5 * time.Second,
 			body: searchJSON(map[string]any{"format": "smiles", "content": denseGraph("[Fe]", 20), "generate_3d": true}), status: 422, code: "invalid_molecule"},
+		hostileCase{name: "molecule/dense-molfile-K44-iron", route: "POST /v1/molecules", who: "write", ctype: js, within: 5 * time.Second,
+			body: searchJSON(map[string]any{"format": "mol", "content": denseMolfile("Fe", 44)}), status: 422, code: "invalid_molecule"},
+		hostileCase{name: "molecule/pdbqt-200-atoms-one-point", route: "POST /v1/molecules", who: "write", ctype: js, within: 10 * time.Second,
+			body: searchJSON(map[string]any{"format": "pdbqt", "content": "ROOT\n" + strings.Repeat("ATOM      1  C   LIG     1       0.000   0.000   0.000  0.00  0.00    +0.000 C \n", 200) + "ENDROOT\nTORSDOF 0\n"})},
+		hostileCase{name: "search-post/dense-molfile-K44-iron", route: postSearch, who: "read", ctype: js, within: 5 * time.Second,
+			body: searchJSON(map[string]any{"type": "substructure", "query_format": "molfile", "query": denseMolfile("Fe", 44)}), status: 422, code: "invalid_query"},
 		hostileCase{name: "list/smiles-dense-K12-iron", route: "GET /v1/molecules", path: "/v1/molecules?smiles=" + url.QueryEscape(k12fe), who: "read", within: 5 * time.Second},
 		get("exact-dense-K12-iron", hostileCase{within: 5 * time.Second}, "type", "exact", "query", k12fe),
 		get("superstructure-dense-K12-iron", hostileCase{within: 5 * time.Second}, "type", "superstructure", "query", k12fe),
@@ -419,6 +425,24 @@ func checkSDFStream(t *testing.T, resp *http.Response, body []byte) {
 	if !bytes.Contains(body, []byte("> <coordinates>\nnone: ")) {
 		t.Errorf("no record without coordinates (the 999-carbon chain)")
 	}
+}
+
+// denseMolfile is a V2000 molfile of n atoms of element el, every pair
+// bonded (n(n-1)/2 bonds; at most 999, as V2000 counts allow).
+func denseMolfile(el string, n int) string {
+	var b strings.Builder
+	bonds := n * (n - 1) / 2
+	fmt.Fprintf(&b, "\n  hostile\n\n%3d%3d  0  0  0  0  0  0  0  0999 V2000\n", n, bonds)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "%10.4f%10.4f%10.4f %-3s 0  0  0  0  0  0  0  0  0  0  0  0\n", float64(i), 0.0, 0.0, el)
+	}
+	for i := 1; i <= n; i++ {
+		for j := i + 1; j <= n; j++ {
+			fmt.Fprintf(&b, "%3d%3d  1  0\n", i, j)
+		}
+	}
+	b.WriteString("M  END\n")
+	return b.String()
 }
 
 // v3000Chain is a V3000 molfile of an n-carbon chain.
