@@ -296,6 +296,11 @@ func secondRoundCases(t *testing.T) []hostileCase {
 			hostileCase{allow2xx: true, within: 45 * time.Second, maxRSS: 256}),
 		sparql("nested-optional-cross", `SELECT (COUNT(*) AS ?n) WHERE { ?a mgs:hasSubstructure "*" OPTIONAL { ?b mgs:hasSubstructure "*" OPTIONAL { ?c mgs:hasSubstructure "*" OPTIONAL { ?d mgs:hasSubstructure "*" } } } }`,
 			hostileCase{allow2xx: true, within: 45 * time.Second, maxRSS: 256}),
+		// The subject bound by the outer row: one whole search per row.
+		sparql("exists-per-row", `SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER EXISTS { ?s mgs:similarTo [ mgs:query "CCO" ; mgs:threshold 0 ] } }`,
+			hostileCase{allow2xx: true, within: 45 * time.Second, maxRSS: 256}),
+		sparql("minus-per-row", `SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o MINUS { ?s mgs:hasSubstructure "*" } }`,
+			hostileCase{allow2xx: true, within: 45 * time.Second, maxRSS: 256}),
 		sparql("data-as-queries", `SELECT ?m WHERE { ?s ?p ?o FILTER(isLiteral(?o)) ?m mgs:hasSubstructure ?o }`,
 			hostileCase{allow2xx: true, within: 45 * time.Second, maxRSS: 256}),
 		sparql("order-by-cross", `SELECT ?a ?b WHERE { ?a mgs:similarTo [ mgs:query "CCO" ; mgs:threshold 0 ; mgs:score ?x ] . ?b mgs:similarTo [ mgs:query "CCO" ; mgs:threshold 0 ; mgs:score ?y ] . ?s ?p ?o } ORDER BY ?x ?y ?o`,
