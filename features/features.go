@@ -199,21 +199,29 @@ func FromRecord(r *ontology.CalculationRecord) Vector {
 		}
 	}
 
-	// Composition (from the final geometry).
+	// Composition (from the final geometry, or from the elements of a log
+	// that printed no coordinates; the Coulomb matrix needs coordinates).
+	elements := r.Elements
 	if len(r.Geometry) > 0 {
+		elements = make([]string, len(r.Geometry))
+		for i, a := range r.Geometry {
+			elements[i] = a.Element
+		}
+	}
+	if len(elements) > 0 {
 		counts := map[string]int{}
 		n, heavy := 0, 0
 		mw, mwOK := 0.0, true
-		for _, a := range r.Geometry {
-			if a.Element == "" {
+		for _, e := range elements {
+			if e == "" {
 				continue // ghost atom
 			}
 			n++
-			counts[a.Element]++
-			if a.Element != "H" {
+			counts[e]++
+			if e != "H" {
 				heavy++
 			}
-			z, _ := qm.AtomicNumber(a.Element)
+			z, _ := qm.AtomicNumber(e)
 			if w, ok := atomicWeight(z); ok {
 				mw += w
 			} else {

@@ -37,6 +37,15 @@ func Record(c *qm.Calculation) ontology.CalculationRecord {
 	}
 	r.NAtoms = len(r.Geometry)
 	r.Formula = ontology.CalculationFormula(r.Geometry)
+	if len(r.Geometry) == 0 && len(c.AtomicNumbers) > 0 {
+		// The log named its atoms but printed no coordinates: elements only.
+		r.Elements = make([]string, len(c.AtomicNumbers))
+		for i, z := range c.AtomicNumbers {
+			r.Elements[i] = qm.Symbol(z)
+		}
+		r.NAtoms = len(r.Elements)
+		r.Formula = ontology.ElementsFormula(r.Elements)
+	}
 
 	var e ontology.CalculationEnergies
 	if v, ok := c.FinalEnergy(); ok {

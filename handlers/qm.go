@@ -57,6 +57,8 @@ func qmSchemas() map[string]Schema {
 				"formula": Schema{"type": "string"}, "natoms": Schema{"type": "integer"},
 				"geometry": Schema{"type": "array", "items": Schema{"type": "object",
 					"properties": Schema{"element": Schema{"type": "string"}, "x": num, "y": num, "z": num}}},
+				"elements": Schema{"type": "array", "items": Schema{"type": "string"},
+					"description": "Element symbols in atom order, only when the log named its atoms but printed no coordinates (xtb single points and Hessians); geometry is then absent."},
 				"energies":                 Schema{"type": "object", "additionalProperties": true},
 				"optimization":             Schema{"type": "object", "additionalProperties": true},
 				"frequencies":              Schema{"type": "object", "additionalProperties": true},

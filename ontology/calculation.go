@@ -55,7 +55,12 @@ type CalculationRecord struct {
 	Formula string `json:"formula,omitempty"`
 	NAtoms  int    `json:"natoms"`
 	// Geometry is the final geometry.
-	Geometry     []CalculationAtom        `json:"geometry,omitempty"`
+	Geometry []CalculationAtom `json:"geometry,omitempty"`
+	// Elements are the element symbols of the atoms, in order, of a log
+	// that named its atoms but printed no coordinates (xtb single points
+	// and Hessians); empty whenever Geometry is set. Its triples mark the
+	// geometry mg:hasCoordinates false, and its atoms carry elements only.
+	Elements     []string                 `json:"elements,omitempty"`
 	Energies     *CalculationEnergies     `json:"energies,omitempty"`
 	Optimization *CalculationOptimization `json:"optimization,omitempty"`
 	Frequencies  *CalculationFrequencies  `json:"frequencies,omitempty"`
@@ -280,6 +285,7 @@ var (
 	mgMullikenCharge  = quad.IRI(MG + "mullikenCharge")
 	mgIRIntensities   = quad.IRI(MG + "irIntensities")
 	mgSCFEnergySteps  = quad.IRI(MG + "scfEnergySteps")
+	mgHasCoordinates  = quad.IRI(MG + "hasCoordinates")
 
 	// Shortcuts on the calculation node.
 	mgProgram            = quad.IRI(MG + "program")
@@ -378,7 +384,9 @@ var jobOrder = [...]struct {
 //	C#frequencies a gc:Frequency ; gc:hasUnit unit:PER-CentiM ; gc:hasVibrationCount n ;
 //	  occ:hasFrequencies "ν1 ν2 …" ; mg:irIntensities "I1 I2 …" .
 //	C#molecule a gc:Molecule ; gc:hasAtom C#atom-1 … ; gc:hasFormalCharge C#formal-charge ;
-//	  occ:hasSpinMultiplicity m .
+//	  occ:hasSpinMultiplicity m ; mg:hasCoordinates false (only for rec.Elements: a log
+//	  that printed no coordinates; its atoms then have mg:atomIndex, gc:isElement and
+//	  mg:mullikenCharge only) .
 //	C#formal-charge a gc:IntegerValue ; gc:hasValue q ; gc:hasUnit gc:atomicUnit .
 //	C#atom-i a gc:Atom ; mg:atomIndex i ; gc:isElement pt:X ; mg:mullikenCharge q ;
 //	  gc:hasAtomCoordinate{X,Y,Z} C#atom-i-{x,y,z} .
@@ -416,6 +424,21 @@ func CalculationQuads(base, id string, rec *CalculationRecord) ([]quad.Quad, err
 	for i, a := range rec.Geometry {
 		if a.Element != "" && !validElement(a.Element) {
 			return nil, fmt.Errorf("ontology: calculation quads: atom %d: element %q: %w", i+1, a.Element, ErrInvalidCalculation)
+		}
+	}
+	if len(rec.Elements) > 0 && len(rec.Geometry) > 0 {
+		return nil, fmt.Errorf("ontology: calculation quads: both a geometry and an element list: %w", ErrInvalidCalculation)
+	}
+	for i, e := range rec.Elements {
+		if !validElement(e) {
+			return nil, fmt.Errorf("ontology: calculation quads: atom %d: element %q: %w", i+1, e, ErrInvalidCalculation)
+		}
+	}
+	// composition is the atoms the composition is counted from.
+	composition := rec.Geometry
+	if len(composition) == 0 {
+		for _, e := range rec.Elements {
+			composition = append(composition, CalculationAtom{Element: e})
 		}
 	}
 	jobs, err := canonicalJobs(rec.JobTypes)
@@ -473,7 +496,7 @@ func CalculationQuads(base, id string, rec *CalculationRecord) ([]quad.Quad, err
 		m.add(bs, gcHasBasisSet, String(rec.BasisSet))
 		m.add(c, mgBasisSet, String(rec.BasisSet))
 	}
-	if rec.Formula != "" || len(rec.Geometry) > 0 {
+	if rec.Formula != "" || len(composition) > 0 {
 		mp := sub("molecule-property")
 		m.add(ini, gcHasMoleculeProperty, mp)
 		m.add(mp, RDFType, gcMoleculeProperty)
@@ -481,7 +504,7 @@ func CalculationQuads(base, id string, rec *CalculationRecord) ([]quad.Quad, err
 			m.add(mp, gcHasName, String(rec.Formula))
 			m.add(c, mgFormula, String(rec.Formula))
 		}
-		for _, ec := range elementCounts(rec.Geometry) {
+		for _, ec := range elementCounts(composition) {
 			cm := sub("composition-" + ec.symbol)
 			ca := sub("composition-" + ec.symbol + "-atom")
 			m.add(mp, gcHasMolecule, cm)
@@ -498,10 +521,14 @@ func CalculationQuads(base, id string, rec *CalculationRecord) ([]quad.Quad, err
 
 	// Geometry: the final structure with charge and multiplicity.
 	mol := sub("molecule")
-	natoms := max(len(rec.Geometry), len(rec.MullikenCharges))
+	natoms := max(len(rec.Geometry), len(rec.Elements), len(rec.MullikenCharges))
 	hasMol := natoms > 0 || rec.Charge != nil || rec.Multiplicity != nil
 	if hasMol {
 		m.add(mol, RDFType, gcMolecule)
+	}
+	if len(rec.Elements) > 0 {
+		// Said, not left to be inferred: the log printed no coordinates.
+		m.add(mol, mgHasCoordinates, Boolean(false))
 	}
 	for i := 0; i < natoms; i++ {
 		at := sub("atom-" + strconv.Itoa(i+1))
@@ -518,6 +545,8 @@ func CalculationQuads(base, id string, rec *CalculationRecord) ([]quad.Quad, err
 				m.add(at, gcHasAtomCoordinate[k], vn)
 				m.floatValue(vn, v, unitAngstrom)
 			}
+		} else if i < len(rec.Elements) {
+			m.add(at, gcIsElement, quad.IRI(PT+rec.Elements[i]))
 		}
 		if i < len(rec.MullikenCharges) {
 			m.add(at, mgMullikenCharge, Double(rec.MullikenCharges[i]))
@@ -771,6 +800,16 @@ func CalculationFormula(g []CalculationAtom) string {
 	return b.String()
 }
 
+// ElementsFormula returns the Hill formula of a list of element symbols
+// (the atoms of a log that printed no coordinates); "" for none.
+func ElementsFormula(elements []string) string {
+	g := make([]CalculationAtom, len(elements))
+	for i, e := range elements {
+		g[i].Element = e
+	}
+	return CalculationFormula(g)
+}
+
 // geometryType classifies a geometry as OntoCompChem does: "atomic" (one
 // atom), "linear" (all atoms within 1e-3 Å of one line) or "nonlinear";
 // "" for no geometry.
@@ -930,6 +969,11 @@ func CalculationFromQuads(qs []quad.Quad) (CalculationRecord, error) {
 		hasXYZ  bool
 		hasChrg bool
 	}
+	var elements []string // of the atoms without coordinates
+	noCoords := false
+	if b, ok := r.boolean(sub("molecule"), mgHasCoordinates); ok && !b {
+		noCoords = true
+	}
 	var atoms []indexed
 	for _, o := range g.objects(sub("molecule"), gcHasAtom) {
 		at, ok := o.(quad.IRI)
@@ -969,6 +1013,16 @@ func CalculationFromQuads(qs []quad.Quad) (CalculationRecord, error) {
 			}
 			rec.Geometry = append(rec.Geometry, CalculationAtom{Element: el, X: xyz[0], Y: xyz[1], Z: xyz[2]})
 		}
+		if noCoords {
+			if a.hasXYZ {
+				return rec, fmt.Errorf("ontology: calculation from quads: atom %d has coordinates in a geometry without: %w", k+1, ErrInvalidCalculation)
+			}
+			e, ok := g.object(a.node, gcIsElement).(quad.IRI)
+			if !ok || !strings.HasPrefix(string(e), PT) {
+				return rec, fmt.Errorf("ontology: calculation from quads: atom %d without element: %w", k+1, ErrInvalidCalculation)
+			}
+			elements = append(elements, strings.TrimPrefix(string(e), PT))
+		}
 		if a.hasChrg {
 			if k != len(rec.MullikenCharges) {
 				return rec, fmt.Errorf("ontology: calculation from quads: atom %d has a charge after atoms without: %w", k+1, ErrInvalidCalculation)
@@ -976,6 +1030,9 @@ func CalculationFromQuads(qs []quad.Quad) (CalculationRecord, error) {
 			q, _ := r.double(a.node, mgMullikenCharge)
 			rec.MullikenCharges = append(rec.MullikenCharges, q)
 		}
+	}
+	if noCoords && len(elements) > 0 {
+		rec.Elements = elements
 	}
 
 	// Energies.

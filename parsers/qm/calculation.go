@@ -143,6 +143,12 @@ type Calculation struct {
 	// Geometries are all geometries printed, in order: the input geometry
 	// first, then every optimisation step; the last is the final geometry.
 	Geometries []Geometry `json:"geometries,omitempty"`
+	// AtomicNumbers lists the atoms in order when the log names them but
+	// prints no coordinates (xtb's single points and Hessian-only runs list
+	// atoms only in their charge table); nil when a geometry was printed
+	// (its atoms are the list) or the log names no atoms. Never used to
+	// invent coordinates.
+	AtomicNumbers []int `json:"atomic_numbers,omitempty"`
 	// SCF lists every SCF solution in order; the last one with an energy is the final SCF energy.
 	SCF          []SCF         `json:"scf,omitempty"`
 	Optimization *Optimization `json:"optimization,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,6 +85,7 @@ type parser struct {
 	geomRows int
 
 	charges []float64
+	zs      []int // atomic numbers of the charge table's rows (0: not readable)
 	freqs   []float64
 	irs     []float64
 	nvib    int // "# frequencies" of the thermochemistry: the real ones
@@ -265,7 +267,7 @@ func (p *parser) line(b []byte) {
 			p.orbNo, p.orbE, p.orbHOMO, p.orbOK = p.orbNo[:0], p.orbE[:0], -1, true
 		case bytes.HasPrefix(t, []byte("#   Z")) && bytes.Contains(t, []byte("covCN")) && bytes.Contains(t, []byte(" q ")):
 			p.sec = secCharges
-			p.charges = p.charges[:0]
+			p.charges, p.zs = p.charges[:0], p.zs[:0]
 		default:
 			p.errorLine(t)
 		}
@@ -366,7 +368,7 @@ func (p *parser) line(b []byte) {
 	case 'M':
 		if bytes.HasPrefix(t, []byte("Mulliken/CM5 charges")) {
 			p.sec = secCharges1
-			p.charges = p.charges[:0]
+			p.charges, p.zs = p.charges[:0], p.zs[:0]
 		} else {
 			p.errorLine(t)
 		}
@@ -665,6 +667,12 @@ func (p *parser) chargeLine(t []byte) bool {
 		return false
 	}
 	p.charges = append(p.charges, q)
+	// "#  Z  covCN  q": the atomic number, then the symbol; both must agree.
+	z, _ := qm.ParseInt(fs[1])
+	if zs, ok := qm.AtomicNumber(string(fs[2])); !ok || zs != z {
+		z = 0
+	}
+	p.zs = append(p.zs, z)
 	return true
 }
 
@@ -681,6 +689,13 @@ func (p *parser) charge1Line(t []byte) bool {
 		return false
 	}
 	p.charges = append(p.charges, q)
+	// The symbol follows the index digits: "12Cl".
+	sym := bytes.TrimLeft(fs[0], "0123456789")
+	z, ok := qm.AtomicNumber(string(sym))
+	if !ok {
+		z = 0
+	}
+	p.zs = append(p.zs, z)
 	return true
 }
 
@@ -688,6 +703,13 @@ func (p *parser) endCharges() {
 	p.sec = secNone
 	if len(p.charges) > 0 {
 		p.c.MullikenCharges = append([]float64(nil), p.charges...)
+		// The table names every atom: kept as the atom list for a run that
+		// prints no coordinates (single points, Hessians), only if every
+		// row named a known element.
+		p.c.AtomicNumbers = nil
+		if !slices.Contains(p.zs, 0) && len(p.zs) == len(p.charges) {
+			p.c.AtomicNumbers = append([]int(nil), p.zs...)
+		}
 	}
 }
 
@@ -748,6 +770,9 @@ func (p *parser) finish() {
 	if p.scfPending {
 		c.SCF = append(c.SCF, qm.SCF{Converged: false, Iterations: p.scfIters})
 	}
+	if len(c.Geometries) > 0 {
+		c.AtomicNumbers = nil // the geometry names the atoms
+	}
 	if c.Charge == nil && len(c.SCF) > 0 {
 		c.Charge = qm.Int(0)
 	}
@@ -756,11 +781,14 @@ func (p *parser) finish() {
 		c.Multiplicity = qm.Int(p.uhf + 1)
 	case p.haveElec:
 		c.Multiplicity = qm.Int(p.electrons%2 + 1)
-	case c.Charge != nil && len(c.Geometries) > 0:
-		// GFN-FF prints no electron count: xtb's default from the geometry.
+	case c.Charge != nil && (len(c.Geometries) > 0 || len(c.AtomicNumbers) > 0):
+		// GFN-FF prints no electron count: xtb's default from the atoms.
 		n := -*c.Charge
 		for _, a := range c.FinalGeometry() {
 			n += a.AtomicNumber
+		}
+		for _, z := range c.AtomicNumbers {
+			n += z
 		}
 		if n >= 0 {
 			c.Multiplicity = qm.Int(n%2 + 1)
