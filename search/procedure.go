@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cayleygraph/quad"
 
@@ -36,8 +37,11 @@ const (
 
 // procedure is one search procedure over an Index.
 type procedure struct {
-	x   *Index
-	typ string
+	x    *Index
+	typ  string
+	memo memo
+	// scans counts the whole-index searches the procedure ran (tests).
+	scans atomic.Int64
 }
 
 // Procedures returns the SPARQL procedures of the index, for
@@ -50,10 +54,10 @@ type procedure struct {
 // and mgs:isotopes.
 func (x *Index) Procedures() sparql.Procedures {
 	return sparql.Procedures{
-		HasSubstructure: &procedure{x, TypeSubstructure},
-		SubstructureOf:  &procedure{x, TypeSuperstructure},
-		SimilarTo:       &procedure{x, TypeSimilarity},
-		SameStructureAs: &procedure{x, TypeExact},
+		HasSubstructure: &procedure{x: x, typ: TypeSubstructure},
+		SubstructureOf:  &procedure{x: x, typ: TypeSuperstructure},
+		SimilarTo:       &procedure{x: x, typ: TypeSimilarity},
+		SameStructureAs: &procedure{x: x, typ: TypeExact},
 	}
 }
 
@@ -128,21 +132,23 @@ func (p *procedure) Call(ctx context.Context, c sparql.ProcCall, emit func(sparq
 	if req.Query == "" {
 		return sparql.BadCall(c, "no query (the object, or mgs:query of a blank node)")
 	}
-	hits, err := p.x.Search(ctx, req)
+	var hits []Hit
+	var err error
+	if c.Subject != nil {
+		// The subject is bound (an outer row, OPTIONAL, EXISTS, MINUS):
+		// test that one molecule, not the whole index (bound.go).
+		hits, err = p.bound(ctx, req, c.Subject)
+	} else {
+		p.scans.Add(1)
+		hits, err = p.x.Search(ctx, req)
+	}
 	if err != nil {
 		if errors.Is(err, ErrInvalidQuery) || errors.Is(err, ErrBadOptions) {
 			return sparql.BadCall(c, "%v", err)
 		}
 		return err
 	}
-	var only string
-	if iri, ok := c.Subject.(quad.IRI); ok {
-		only = p.x.idOf(iri)
-	}
 	for _, h := range hits {
-		if c.Subject != nil && h.ID != only {
-			continue
-		}
 		hit := sparql.ProcHit{Subject: p.x.IRI(h.ID)}
 		if len(c.Outputs) > 0 {
 			hit.Outputs = make([]quad.Value, len(c.Outputs))
