@@ -103,9 +103,10 @@ func (s *Server) graphqlRoutes() []Route {
 		"(e.g. molecules(mwLt: 500)), Relay cursor pagination (first/after), introspection. Limits (each a 400 " +
 		fmt.Sprintf("problem+json with code query_too_complex naming the limit): tokens (%d, while parsing), selections "+
 			"with fragments expanded (%d), fields under one response name (%d), distinct fragments spread into "+
-			"one selection (%d), depth (%d, introspection excluded) and estimated cost (%d: every field 1, fields under a "+
+			"one selection (%d), depth (%d, introspection excluded) and estimated cost (%d: every field 1, a structure search "+
+			"(similarTo, substructure) %d more, fields under a "+
 			"list once per requested element and at least once, introspection counted exactly). ",
-			gl.MaxTokens, gl.MaxSelections, gl.MaxFieldsPerName, gl.MaxFragmentSpreads, lim.GraphQLMaxDepth, lim.GraphQLMaxCost) +
+			gl.MaxTokens, gl.MaxSelections, gl.MaxFieldsPerName, gl.MaxFragmentSpreads, lim.GraphQLMaxDepth, lim.GraphQLMaxCost, graphql.SearchCost) +
 		"With Accept: application/graphql-response+json, other request errors are 400; with application/json " +
 		"every well-formed request is 200 and errors are in the body. GET without a query returns the schema (SDL)."
 	resp := []Response{{Status: 200, Description: "The GraphQL response.", Content: map[string]Schema{

@@ -40,6 +40,7 @@
 // (MaxFieldsPerName) and the distinct fragments spread into one selection
 // (MaxFragmentSpreads); after validation its depth (nesting of fields,
 // introspection excluded; MaxDepth) and its cost (MaxCost: every field 1,
+// a structure search (similarTo, substructure) SearchCost more,
 // the fields under a list once per requested element and at least once, so
 // first: 0 is not free, and introspection counted exactly on the in-memory
 // schema). Exceeding any is a request error wrapping ErrTooComplex with an

@@ -68,8 +68,9 @@ type Options struct {
 	// excluded; default DefaultMaxDepth).
 	MaxDepth int
 	// MaxCost bounds the estimated number of resolved fields: every field
-	// costs 1, and the fields below a list field count once per requested
-	// page element (first, default 20). Default DefaultMaxCost.
+	// costs 1 (a structure search SearchCost more), and the fields below a
+	// list field count once per requested page element (first, default
+	// 20). Default DefaultMaxCost.
 	MaxCost int
 	// MaxPageSize bounds first: (default DefaultMaxPageSize).
 	MaxPageSize int

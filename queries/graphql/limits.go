@@ -245,7 +245,7 @@ func (x *execution) checkLimits(op *ast.OperationDefinition) *gqlerror.Error {
 			map[string]any{"depth": depth, "maxDepth": x.e.opts.MaxDepth})
 	}
 	if cost > int64(x.e.opts.MaxCost) {
-		return tooComplex(nil, "QUERY_TOO_COMPLEX", fmt.Sprintf("query cost %s%d exceeds the limit of %d (every field costs 1; fields under a list count once per requested element, at least once; introspection is counted exactly)", atLeast, cost, x.e.opts.MaxCost),
+		return tooComplex(nil, "QUERY_TOO_COMPLEX", fmt.Sprintf("query cost %s%d exceeds the limit of %d (every field costs 1, a structure search (similarTo, substructure) %d more; fields under a list count once per requested element, at least once; introspection is counted exactly)", atLeast, cost, x.e.opts.MaxCost, SearchCost),
 			map[string]any{"cost": cost, "maxCost": x.e.opts.MaxCost})
 	}
 	return nil
@@ -285,6 +285,9 @@ func (m *measurer) measure(sel ast.SelectionSet) (depth int, cost int64) {
 				sd, sc := m.measure(s.SelectionSet)
 				d = sd + 1
 				c = 1 + m.x.pageSize(s)*sc
+				if isSearch(s) {
+					c += SearchCost
+				}
 			}
 		case *ast.InlineFragment:
 			d, c = m.measure(s.SelectionSet)
@@ -303,6 +306,24 @@ func (m *measurer) measure(sel ast.SelectionSet) (depth int, cost int64) {
 		}
 	}
 	return depth, cost
+}
+
+// SearchCost is what a structure search (a list field with a similarTo or
+// substructure argument) costs on top of its fields: the fields of a page
+// are cheap reads, a search may scan the whole index. With DefaultMaxCost a
+// query holds up to about 19 searches (each with a default page of ids);
+// hundreds of aliased searches are refused before any runs.
+const SearchCost = 500
+
+// isSearch tells a structure-search field by its arguments (given, even as
+// null or a variable: the charge is an upper bound).
+func isSearch(f *ast.Field) bool {
+	for _, a := range f.Arguments {
+		if a.Name == "similarTo" || a.Name == "substructure" {
+			return true
+		}
+	}
+	return false
 }
 
 // pageSize is how many times a field's selection is charged: first (default

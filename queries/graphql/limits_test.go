@@ -205,3 +205,29 @@ func TestValidationBounded(t *testing.T) {
 		t.Fatalf("%d errors: %v ... %v", len(res.Errors), res.Errors[0], res.Errors[len(res.Errors)-1])
 	}
 }
+
+// TestSearchCost: a structure search costs SearchCost more than a plain
+// list, so a handful of aliased searches run and hundreds are refused
+// before any search runs.
+func TestSearchCost(t *testing.T) {
+	e := newTestExecutor(t, Options{})
+	for _, c := range []struct {
+		n       int
+		field   string
+		refused bool
+	}{
+		{5, `molecules(similarTo: "CCO") { nodes { id } }`, false},
+		{5, `molecules(substructure: "c1ccccc1") { nodes { id } }`, false},
+		{300, `molecules(similarTo: "CCO", first: 1) { nodes { id } }`, true},
+		{300, `molecules(substructure: "C", first: 1) { nodes { id } }`, true},
+		{25, `molecules(similarTo: "CCO", first: 1) { nodes { id } }`, true},
+		// the same number of plain lists is fine
+		{300, `molecules(first: 1) { nodes { id } }`, false},
+	} {
+		res := e.Execute(context.Background(), Request{Query: "{" + aliased(c.n, c.field) + " }"})
+		refused := len(res.Errors) == 1 && errors.Is(res.Errors[0].Err, ErrTooComplex) && res.Errors[0].Extensions["code"] == "QUERY_TOO_COMPLEX"
+		if refused != c.refused {
+			t.Errorf("%d x %s: refused %v, want %v (%v)", c.n, c.field, refused, c.refused, res.Errors)
+		}
+	}
+}
