@@ -430,3 +430,26 @@ func TestSearchJobs(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestSearchExactInvalid: an exact query that is no InChI or no standard
+// InChIKey is 422 invalid_query (spec/API.md, Structure search), not an
+// empty answer; a well-formed key of no molecule is 200 with no hits.
+func TestSearchExactInvalid(t *testing.T) {
+	f, _ := searchFixture(t)
+	for _, v := range []url.Values{
+		{"type": {"exact"}, "query": {"InChI=garbage"}},
+		{"type": {"exact"}, "query": {"InChI=1S/garbage"}},
+		{"type": {"exact"}, "query": {"InChI=1S/C2H6O/c1-2-9"}},
+		{"type": {"exact"}, "query": {"garbage"}, "query_format": {"inchi"}},
+		{"type": {"exact"}, "query": {"garbage"}, "query_format": {"inchikey"}},
+		// key-shaped, but not a standard InChIKey (second block not ...SA)
+		{"type": {"exact"}, "query": {"ABCDEFGHIJKLMN-ABCDEFGHIJ-Z"}},
+		{"type": {"exact"}, "query": {"BSYNRYMUTXBXSQ-UHFFFAOYNA-N"}},
+	} {
+		problemOf(t, f.do(t, "GET", "/v1/molecules/search?"+v.Encode(), "read", nil), 422, "invalid_query")
+	}
+	rec := f.do(t, "GET", "/v1/molecules/search?type=exact&query=AAAAAAAAAAAAAA-BBBBBBBBSA-N", "read", nil)
+	if p := decode[searchPage](t, rec); rec.Code != 200 || len(p.Hits) != 0 {
+		t.Fatalf("a standard key of no molecule: %d %s", rec.Code, rec.Body)
+	}
+}

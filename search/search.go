@@ -625,6 +625,9 @@ func (x *Index) matchIDs(ctx context.Context, m *chem.Matcher, ids []string) ([]
 var (
 	inchiKeyRE = regexp.MustCompile(`^[A-Z]{14}-[A-Z]{10}-[A-Z]$`)
 	blockRE    = regexp.MustCompile(`^[A-Z]{14}$`)
+	// standardKeyRE: a standard InChIKey (the only kind the index holds):
+	// its second block ends with S (standard) and A (version 1).
+	standardKeyRE = regexp.MustCompile(`^[A-Z]{14}-[A-Z]{8}SA-[A-Z]$`)
 )
 
 // Exact returns, in id order, the molecules with the query's structure:
@@ -654,6 +657,9 @@ func (x *Index) Exact(ctx context.Context, query string, o ExactOptions) ([]Hit,
 	case FormatInChIKey:
 		if !inchiKeyRE.MatchString(query) && !(o.Connectivity && blockRE.MatchString(query)) {
 			return nil, fmt.Errorf("search: %w: %q is not an InChIKey", ErrInvalidQuery, query)
+		}
+		if len(query) > 14 && !standardKeyRE.MatchString(query) {
+			return nil, fmt.Errorf("search: %w: %q is not a standard InChIKey (its second block ends in SA)", ErrInvalidQuery, query)
 		}
 		key = query
 	case FormatInChI, FormatSMILES, FormatMolfile, "mol", "sdf":
