@@ -561,6 +561,7 @@ Matcher::Matcher(const ROMol &query, const SubstructMatchParameters &ps)
   cursor_.assign(nq, 0);
   nbrs_.resize(nq);
   atomTab_.resize(nq);
+  triTab_.resize(nq);
   for (unsigned i = 0; i < nq; i++) atomByClass_.push_back(atomByClass(qatoms_[i]));
   bondTab_.resize(query.getNumBonds());
   for (const auto b : query.bonds()) bondByClass_.push_back(bondByClass(b));
@@ -607,9 +608,12 @@ int Matcher::build(const Atom::QUERYATOM_QUERY *q) {
   return int(nodes_.size()) - 1;
 }
 
-// eval is node's answer for molecule atom a (index idx, class c or
-// Classes::kNone), as RDKit's Query classes give it.
-bool Matcher::eval(int node, const Atom *a, unsigned idx, std::uint16_t c) {
+// eval is node's answer for atom idx of the running has()'s molecule
+// (class c or Classes::kNone), as RDKit's Query classes give it. RDKit's
+// atom is looked up only for a leaf not answered by class: the lookup
+// (ROMol::getAtomWithIdx, and the cache misses of a scattered molecule)
+// cost more than the rest of the walk.
+bool Matcher::eval(int node, unsigned idx, std::uint16_t c) {
   Node &n = nodes_[node];
   bool r = false;
   switch (n.kind) {
@@ -620,8 +624,13 @@ bool Matcher::eval(int node, const Atom *a, unsigned idx, std::uint16_t c) {
         if (v < 0) v = n.q->Match(cls_->atom(c)) ? 1 : 0;
         return v != 0;
       }
-      return n.q->Match(a);  // negation included
+      return n.q->Match(mol_->getAtomWithIdx(idx));  // negation included
     case Node::kRec: {
+      Rec &x = recs_[n.rec];
+      if (c != Classes::kNone && cls_ && x.sub->atomTri(x.root, c, *cls_) == 0) {
+        r = false;  // not a root by class: the set need not be found
+        break;
+      }
       const auto &set = recSet(n.rec);
       r = idx < set.size() && set[idx];
       break;
@@ -629,7 +638,7 @@ bool Matcher::eval(int node, const Atom *a, unsigned idx, std::uint16_t c) {
     case Node::kAnd:
       r = true;
       for (int k : n.kids) {
-        if (!eval(k, a, idx, c)) {
+        if (!eval(k, idx, c)) {
           r = false;
           break;
         }
@@ -637,7 +646,7 @@ bool Matcher::eval(int node, const Atom *a, unsigned idx, std::uint16_t c) {
       break;
     case Node::kOr:
       for (int k : n.kids) {
-        if (eval(k, a, idx, c)) {
+        if (eval(k, idx, c)) {
           r = true;
           break;
         }
@@ -645,7 +654,7 @@ bool Matcher::eval(int node, const Atom *a, unsigned idx, std::uint16_t c) {
       break;
     case Node::kXor:
       for (int k : n.kids) {
-        if (eval(k, a, idx, c)) {
+        if (eval(k, idx, c)) {
           if (r) {
             r = false;
             break;
@@ -656,6 +665,75 @@ bool Matcher::eval(int node, const Atom *a, unsigned idx, std::uint16_t c) {
       break;
   }
   return r != n.neg;
+}
+
+// tri is node's answer for every atom of class c: 0 or 1, or 2 when it
+// depends on more than the class (a recursive SMARTS whose root the class
+// may take, a leaf not asked by class). Three-valued AND, OR and XOR.
+int Matcher::tri(int node, std::uint16_t c, const Classes &cls) {
+  Node &n = nodes_[node];
+  int r = 0;
+  switch (n.kind) {
+    case Node::kLeaf: {
+      if (!n.byClass) return 2;
+      if (c >= n.tab.size()) n.tab.resize(cls.atomClasses(), -1);
+      int8_t &v = n.tab[c];
+      if (v < 0) v = n.q->Match(cls.atom(c)) ? 1 : 0;
+      return v;  // negation included
+    }
+    case Node::kRec: {
+      Rec &x = recs_[n.rec];
+      if (x.sub->atomTri(x.root, c, cls) != 0) return 2;
+      r = 0;  // no embedding can have its root on this atom
+      break;
+    }
+    case Node::kAnd:
+      r = 1;
+      for (int k : n.kids) {
+        int t = tri(k, c, cls);
+        if (t == 0) {
+          r = 0;
+          break;
+        }
+        if (t == 2) r = 2;
+      }
+      break;
+    case Node::kOr:
+      r = 0;
+      for (int k : n.kids) {
+        int t = tri(k, c, cls);
+        if (t == 1) {
+          r = 1;
+          break;
+        }
+        if (t == 2) r = 2;
+      }
+      break;
+    case Node::kXor: {
+      int ones = 0;
+      for (int k : n.kids) {
+        int t = tri(k, c, cls);
+        if (t == 2) return 2;
+        ones += t;
+      }
+      r = ones == 1 ? 1 : 0;
+      break;
+    }
+  }
+  if (r == 2) return 2;
+  return n.neg ? 1 - r : r;
+}
+
+// atomTri is tri for query atom qa: its answer for every atom of class c,
+// 2 when that depends on more (memoised per class).
+int Matcher::atomTri(unsigned qa, std::uint16_t c, const Classes &cls) {
+  if (chiral_[qa]) return 2;
+  if (atomByClass_[qa]) return atomClass(qa, c, cls) ? 1 : 0;
+  if (atomRoot_[qa] < 0) return 2;
+  auto &t = triTab_[qa];
+  if (c >= t.size()) t.resize(cls.atomClasses(), -1);
+  if (t[c] < 0) t[c] = int8_t(tri(atomRoot_[qa], c, cls));
+  return t[c];
 }
 
 // recSet is the root set of recursive query r in the running has()'s
@@ -669,12 +747,16 @@ const std::vector<char> &Matcher::recSet(int r) {
   return x.set;
 }
 
-// atomOK: query atom qa may take molecule atom a (index idx, class c),
-// as SubstructMatch's AtomLabelFunctor answers.
-bool Matcher::atomOK(unsigned qa, const Atom *a, unsigned idx, std::uint16_t c) {
-  if (chiral_[qa] && !chiralTag(a)) return false;
-  if (atomRoot_[qa] >= 0) return eval(atomRoot_[qa], a, idx, c);
-  return atomCompat(qatoms_[qa], a, ps_);
+// atomOK: query atom qa may take atom idx (class c) of the running has()'s
+// molecule, as SubstructMatch's AtomLabelFunctor answers.
+bool Matcher::atomOK(unsigned qa, unsigned idx, std::uint16_t c) {
+  if (atomRoot_[qa] >= 0 && c != Classes::kNone && cls_) {
+    int t = atomTri(qa, c, *cls_);
+    if (t != 2) return t != 0;
+  }
+  if (chiral_[qa] && !chiralTag(mol_->getAtomWithIdx(idx))) return false;
+  if (atomRoot_[qa] >= 0) return eval(atomRoot_[qa], idx, c);
+  return atomCompat(qatoms_[qa], mol_->getAtomWithIdx(idx), ps_);
 }
 
 // accept decides a complete mapping: RDKit's final check, then when
@@ -694,13 +776,13 @@ bool Matcher::accept(const std::uint32_t *map) {
 
 // roots marks in out the molecule atoms the query's root atom takes in
 // some embedding; false when there are more than RDKit's 1,000.
-bool Matcher::roots(const ROMol &m, const Graph *g, const Classes *cls, std::vector<char> &out) {
-  out.assign(m.getNumAtoms(), 0);
+bool Matcher::roots(const ROMol &m, const std::uint16_t *g, const Classes *cls, std::vector<char> &out) {
+  out.assign(g ? g[0] : m.getNumAtoms(), 0);
   enumerate_ = true;
   count_ = 0;
   roots_ = &out;
-  if (g && cls && !g->empty()) {
-    has(m, *g, *cls);
+  if (g && cls) {
+    has(m, g, *cls);
   } else {
     has(m);
   }
@@ -711,7 +793,7 @@ bool Matcher::roots(const ROMol &m, const Graph *g, const Classes *cls, std::vec
 
 bool Matcher::compat(unsigned qa, unsigned ma) {
   int8_t &c = memo_[size_t(qa) * matoms_.size() + ma];
-  if (c < 0) c = atomOK(qa, matoms_[ma], ma, Classes::kNone) ? 1 : 0;
+  if (c < 0) c = atomOK(qa, ma, Classes::kNone) ? 1 : 0;
   return c != 0;
 }
 
@@ -754,7 +836,7 @@ bool Matcher::bondOK(const Bond *qb, const Bond *b) const {
 }
 
 // start readies the per-molecule state of has() for m.
-void Matcher::start(const ROMol &m, const Graph *g, const Classes *cls) {
+void Matcher::start(const ROMol &m, const std::uint16_t *g, const Classes *cls) {
   overflow_ = false;
   mol_ = &m;
   graph_ = g;
@@ -934,7 +1016,7 @@ struct Matcher::Classed {
   bool atom(unsigned qa, unsigned ma) {
     std::uint16_t c = acls[ma];
     if (c != Classes::kNone && x.atomByClass_[qa] && !x.chiral_[qa]) return x.atomClass(qa, c, cls);
-    return x.atomOK(qa, m.getAtomWithIdx(ma), ma, c);
+    return x.atomOK(qa, ma, c);
   }
   // bondAt compares query bond qb with the bond of neighbour entry j of
   // molecule atom ma. A bond of a query cycle takes only a bond on a
@@ -963,10 +1045,10 @@ struct Matcher::Classed {
   bool complete() const { return x.accept(x.map_.data()); }
 };
 
-bool Matcher::has(const ROMol &m, const Graph &g, const Classes &cls) {
-  if (g.empty()) return has(m);
+bool Matcher::has(const ROMol &m, const std::uint16_t *g, const Classes &cls) {
+  if (!g) return has(m);
   const unsigned nq = steps_.size(), n = g[0], nb2 = g[1];
-  start(m, &g, &cls);
+  start(m, g, &cls);
   if (nq == 0 || nq > n) return false;
   const std::uint16_t *acls = &g[2], *start = acls + n, *nbr = start + n + 1;
   Classed c{*this, m, cls, n, acls, start, nbr, nbr + nb2};

@@ -96,7 +96,8 @@ class Matcher {
   // bonds of a class the query can be asked about by class are compared
   // once per class and query atom (a table lookup after that), the others
   // by RDKit on m. The same answer as has(m).
-  bool has(const RDKit::ROMol &m, const Graph &g, const Classes &cls);
+  // g points to a Graph's words, nullptr when m has none (has(m) then).
+  bool has(const RDKit::ROMol &m, const std::uint16_t *g, const Classes &cls);
   // overflowed: the last has() met a recursive SMARTS with more than
   // RDKit's 1,000 embeddings in the molecule (RDKit then knows only the
   // roots of the first 1,000 it finds).
@@ -150,7 +151,7 @@ class Matcher {
   std::vector<char> qbCyclic_;    // per query bond: on a cycle of the query
   // the molecule of the running has(), for the recursive SMARTS
   const RDKit::ROMol *mol_ = nullptr;
-  const Graph *graph_ = nullptr;
+  const std::uint16_t *graph_ = nullptr;
   const Classes *cls_ = nullptr;
   // enumeration (roots): every embedding, each root marked in *roots_
   bool enumerate_ = false;
@@ -159,13 +160,16 @@ class Matcher {
   bool overflow_ = false;
   unsigned recRoot_ = 0;  // the root atom when this Matcher is a Rec's sub
   int build(const RDKit::Atom::QUERYATOM_QUERY *q);
-  bool eval(int node, const RDKit::Atom *a, unsigned idx, std::uint16_t c);
+  bool eval(int node, unsigned idx, std::uint16_t c);
+  int tri(int node, std::uint16_t c, const Classes &cls);
+  int atomTri(unsigned qa, std::uint16_t c, const Classes &cls);
+  std::vector<std::vector<int8_t>> triTab_;  // per query atom: atomTri per class, -1 unknown
   const std::vector<char> &recSet(int r);
-  bool atomOK(unsigned qa, const RDKit::Atom *a, unsigned idx, std::uint16_t c);
+  bool atomOK(unsigned qa, unsigned idx, std::uint16_t c);
   bool accept(const std::uint32_t *map);
   bool bondOK(const RDKit::Bond *qb, const RDKit::Bond *b) const;
-  void start(const RDKit::ROMol &m, const Graph *g, const Classes *cls);
-  bool roots(const RDKit::ROMol &m, const Graph *g, const Classes *cls, std::vector<char> &out);
+  void start(const RDKit::ROMol &m, const std::uint16_t *g, const Classes *cls);
+  bool roots(const RDKit::ROMol &m, const std::uint16_t *g, const Classes *cls, std::vector<char> &out);
   std::uint16_t kinds(unsigned qa, const Classes &cls, const std::vector<char> &cyc);
   std::uint16_t nodeKinds(int node, const Classes &cls);
   std::vector<Step> steps_;

@@ -406,6 +406,14 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 		workers = x.opt.Workers
 	}
 	qp := q.Pattern[:]
+	// the words of the query's pattern fingerprint with bits set: the
+	// substructure screen reads only those (a small query sets few)
+	var qwords []int
+	for i, w := range qp {
+		if w != 0 {
+			qwords = append(qwords, i)
+		}
+	}
 	// The summary screen (chem.Need) of the molecules held in memory, read
 	// after the view so that the classes of all its molecules are known;
 	// its matcher is the first worker's.
@@ -488,7 +496,11 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 				b := &v.b[s.b]
 				for j := s.lo; j < s.hi; j++ {
 					mp := b.pattern[j*chem.FPWords : (j+1)*chem.FPWords]
-					if !screen(qp, mp, super) {
+					if super {
+						if !screen(qp, mp, true) {
+							continue
+						}
+					} else if !screenWords(qp, mp, qwords) {
 						continue
 					}
 					if need != nil && len(b.sums) > 0 && !need.Pass(chem.Summary(b.sums[2*j:2*j+2])) {
@@ -567,6 +579,18 @@ func screen(q, m []uint64, super bool) bool {
 	}
 	for i := range chem.FPWords {
 		if q[i]&^m[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// screenWords is screen for a substructure query, over the words of the
+// query's fingerprint that have bits set.
+func screenWords(q, m []uint64, words []int) bool {
+	q, m = q[:chem.FPWords], m[:chem.FPWords]
+	for _, i := range words {
+		if q[i&(chem.FPWords-1)]&^m[i&(chem.FPWords-1)] != 0 {
 			return false
 		}
 	}
