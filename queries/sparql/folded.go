@@ -155,6 +155,14 @@ func (ex *exec) dateOperand(e expr, r row) (ns int64, utc, ok bool) {
 				return int64(tv.Bits), tv.Kind == graph.ValueDateTimeUTC, true
 			}
 		}
+		// A dateTime the query computed (an aggregate's MIN, a BIND) is
+		// a term, not an id: read as a constant is, so that a folded
+		// variable compared with it does not decode every row.
+		if v, isLit := r[x.slot].(quad.TypedString); isLit && v.Type == xsdDateTime {
+			if t, hasTZ, ok := toDateTime(v); ok && hasTZ && t.Year() >= 1678 && t.Year() <= 2261 {
+				return t.UnixNano(), false, true
+			}
+		}
 	case *eConst:
 		return x.dt, false, x.isDT
 	}

@@ -288,6 +288,14 @@ var foldQueries = []string{
 	"SELECT (COUNT(*) AS ?n) WHERE { ?a :t ?ta ; :heavy 20 . ?b :t ?tb ; :heavy 21 FILTER(?ta <= ?tb) }",
 	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v FILTER(?v < \"2020-06-01T00:00:00Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime> || ?v = \"2020-01-02T03:04:05Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime>) } ORDER BY ?d",
 	"SELECT ?d (HOURS(?v) AS ?h) (SECONDS(?v) AS ?s) WHERE { ?d :type :Odd ; :value ?v } ORDER BY ?d",
+	// dateTimes compared with computed ones (an aggregate, a BIND, one
+	// without a timezone, a non-dateTime).
+	"SELECT ?m ?t WHERE { { SELECT (MIN(?t0) AS ?first) WHERE { ?x :t ?t0 ; :heavy 21 } } ?m :t ?t FILTER(?t <= ?first) } ORDER BY ?m",
+	"SELECT ?h (COUNT(?m) AS ?n) WHERE { { SELECT (MAX(?t0) AS ?last) WHERE { ?x :t ?t0 ; :heavy 20 } } ?m :t ?t FILTER(?t < ?last && ?t != ?last) } GROUP BY (HOURS(?t) AS ?h) ORDER BY ?h",
+	"SELECT ?m ?t WHERE { ?m :t ?t BIND(\"2021-06-01T02:00:00+02:00\"^^<http://www.w3.org/2001/XMLSchema#dateTime> AS ?c) FILTER(?t >= ?c) } ORDER BY ?m",
+	"SELECT ?m ?t WHERE { ?m :t ?t BIND(\"2021-06-01T00:00:00\"^^<http://www.w3.org/2001/XMLSchema#dateTime> AS ?c) FILTER(?t > ?c) } ORDER BY ?m",
+	"SELECT ?m ?t WHERE { ?m :t ?t BIND(\"2021\" AS ?c) FILTER(COALESCE(?t > ?c, true)) } ORDER BY ?m",
+	"SELECT ?d ?v WHERE { ?d :type :Odd ; :value ?v BIND(\"2020-06-01T00:00:00Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime> AS ?c) FILTER(?v < ?c) } ORDER BY ?d",
 }
 
 // TestFoldedMatchesDecoded runs queries of the benchmark's kinds and
@@ -405,6 +413,8 @@ func TestFoldedReadsNoTerms(t *testing.T) {
 		// not written in UTC (foldDateTime).
 		{"SELECT (COUNT(?m) AS ?n) WHERE { ?m :t ?t FILTER(?t < \"2021-09-01T00:00:00Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime>) }", 200/12 + 1},
 		{"SELECT ?h (COUNT(?m) AS ?n) WHERE { ?m :t ?t } GROUP BY (HOURS(?t) AS ?h)", 200/3 + 2},
+		// ... and so does one with a dateTime the query computed.
+		{"SELECT (COUNT(?m) AS ?n) WHERE { ?m :t ?t BIND(\"2021-09-01T00:00:00Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime> AS ?c) FILTER(?t < ?c) }", 200/12 + 1},
 	} {
 		// Registered search procedures the query does not call change
 		// nothing (the service always registers some).
