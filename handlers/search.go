@@ -106,7 +106,8 @@ func (s *Server) searchResource() resource {
 		"forgotten one hour after it finished (then 404 not_found: run the search again). A job runs within --search-job-timeout " +
 		"(10 minutes by default; past it the job fails with 503 timeout). At most 4 search jobs run at once in the service and 2 per key " +
 		"(a search that would need one more answers 429 too_many_jobs with Retry-After instead of 202); a key holds at most 16, " +
-		"the oldest finished ones forgotten first."
+		"the oldest finished ones forgotten first. The finished jobs of all keys keep at most 256 MiB of hits (54 bytes each): past it the " +
+		"oldest finished jobs are forgotten (404 not_found), never the one that just finished."
 	routes := []Route{
 		{Method: http.MethodGet, Pattern: "/v1/molecules/search", Scope: auth.ScopeRead, Class: admission.Chem, Handle: s.searchMolecules,
 			Doc: Doc{Summary: "Structure search: exact, substructure, superstructure, similarity", Description: desc, Tag: "molecules",

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -22,8 +23,9 @@ import (
 // new search recomputes, so they are not worth a durable write per search;
 // a restart forgets them (a job id then answers 404, as an expired one
 // does). They expire JobOptions.TTL after they finish. Bounds: jobs running
-// at once, overall and per key, and jobs held per key (the oldest finished
-// ones are dropped first).
+// at once, overall and per key, jobs held per key, and the bytes of the
+// hits held by all finished jobs (for both, the oldest finished ones are
+// dropped first).
 
 // ErrTooManySearchJobs: the key (or the service) already runs as many
 // search jobs as it may.
@@ -45,7 +47,20 @@ type JobOptions struct {
 	// MaxHeldPerOwner jobs, running or finished, are kept per key
 	// (default 16).
 	MaxHeldPerOwner int
+	// MaxHeldBytes bounds the hits finished jobs keep, all keys together
+	// (HitBytes each; default DefaultMaxHeldBytes): past it the oldest
+	// finished jobs are dropped (their id answers 404 like an expired
+	// one's), never the job that just finished.
+	MaxHeldBytes int64
 }
+
+// DefaultMaxHeldBytes is JobOptions.MaxHeldBytes's default: the hits of
+// about 3.5 million molecules.
+const DefaultMaxHeldBytes = 256 << 20
+
+// HitBytes is what one kept hit costs against MaxHeldBytes: its id string
+// (header and bytes) and score.
+const HitBytes = 16 + len("mol-") + idLen + 8
 
 // Job status values.
 const (
@@ -128,6 +143,9 @@ func NewJobs(search func(context.Context, Request) ([]Hit, error), opt JobOption
 	if opt.MaxHeldPerOwner <= 0 {
 		opt.MaxHeldPerOwner = 16
 	}
+	if opt.MaxHeldBytes <= 0 {
+		opt.MaxHeldBytes = DefaultMaxHeldBytes
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Jobs{opt: opt, ctx: ctx, stop: stop, jobs: map[string]*Job{}, now: time.Now, search: search}
 }
@@ -168,6 +186,9 @@ func (js *Jobs) Start(owner string, req Request, register bool) (*Job, error) {
 		}
 		j.hits, j.err, j.finished = hits, err, js.now().UTC()
 		close(j.done)
+		js.mu.Lock()
+		js.trimLocked(j)
+		js.mu.Unlock()
 	}()
 	return j, nil
 }
@@ -216,7 +237,34 @@ func (js *Jobs) Register(j *Job) error {
 		held = append(held[:oldest], held[oldest+1:]...)
 	}
 	js.jobs[j.ID] = j
+	js.trimLocked(j)
 	return nil
+}
+
+// trimLocked drops the oldest finished jobs other than keep while the hits
+// of the finished jobs held exceed MaxHeldBytes.
+func (js *Jobs) trimLocked(keep *Job) {
+	var total int64
+	var fin []*Job
+	for _, o := range js.jobs {
+		if hits, _, _, ok := o.Result(); ok {
+			total += int64(len(hits)) * int64(HitBytes)
+			if o != keep {
+				fin = append(fin, o)
+			}
+		}
+	}
+	if total <= js.opt.MaxHeldBytes {
+		return
+	}
+	slices.SortFunc(fin, func(a, b *Job) int { return a.finished.Compare(b.finished) })
+	for _, o := range fin {
+		if total <= js.opt.MaxHeldBytes {
+			break
+		}
+		total -= int64(len(o.hits)) * int64(HitBytes)
+		delete(js.jobs, o.ID)
+	}
 }
 
 // Get returns owner's job id, or ErrNoSearchJob.

@@ -105,3 +105,81 @@ func TestJobsBounds(t *testing.T) {
 		t.Errorf("after Close: %v %v %s", err, ok, j.Status())
 	}
 }
+
+// TestJobsByteBudget: the hits finished jobs keep, all keys together, stay
+// within MaxHeldBytes: the oldest finished jobs are dropped (404 like an
+// expired one), the newest kept even when it alone is over.
+func TestJobsByteBudget(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	fn := func(ctx context.Context, req Request) ([]Hit, error) {
+		mu.Lock()
+		now = now.Add(time.Second)
+		mu.Unlock()
+		n := 100
+		if req.Query == "big" {
+			n = 1000
+		}
+		return make([]Hit, n), nil
+	}
+	// room for 250 hits; each key may hold many jobs
+	js := NewJobs(fn, JobOptions{MaxHeldBytes: 250 * int64(HitBytes), MaxHeldPerOwner: 100})
+	js.now = clock
+	defer js.Close()
+	run := func(owner, q string) *Job {
+		t.Helper()
+		j, err := js.Start(owner, Request{Query: q}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-j.Done()
+		// the trim runs just after done closes
+		for i := 0; i < 1000; i++ {
+			if held(js) <= js.opt.MaxHeldBytes || heldJobs(js) == 1 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return j
+	}
+	a := run("k1", "a")
+	b := run("k2", "b")
+	if _, err := js.Get("k1", a.ID); err != nil {
+		t.Fatal("200 hits within the budget: job a dropped")
+	}
+	c := run("k3", "c") // 300 hits: a goes
+	if _, err := js.Get("k1", a.ID); !errors.Is(err, ErrNoSearchJob) {
+		t.Fatalf("over the budget, the oldest job is kept (%v)", err)
+	}
+	for _, j := range []*Job{b, c} {
+		if _, err := js.Get(j.Owner, j.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	big := run("k1", "big") // alone over: kept, the others dropped
+	if _, err := js.Get("k1", big.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := heldJobs(js); n != 1 {
+		t.Fatalf("%d jobs held, want only the newest", n)
+	}
+}
+
+func held(js *Jobs) int64 {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	var n int64
+	for _, j := range js.jobs {
+		if hits, _, _, ok := j.Result(); ok {
+			n += int64(len(hits)) * int64(HitBytes)
+		}
+	}
+	return n
+}
+
+func heldJobs(js *Jobs) int {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	return len(js.jobs)
+}
