@@ -563,6 +563,7 @@ Matcher::Matcher(const ROMol &query, const SubstructMatchParameters &ps)
   atomTab_.resize(nq);
   triTab_.resize(nq);
   for (unsigned i = 0; i < nq; i++) atomByClass_.push_back(atomByClass(qatoms_[i]));
+  for (unsigned i = 0; i < nq; i++) classOnly_.push_back(atomByClass_[i] && !chiral_[i]);
   bondTab_.resize(query.getNumBonds());
   for (const auto b : query.bonds()) bondByClass_.push_back(bondByClass(b));
 }
@@ -855,7 +856,9 @@ bool Matcher::has(const ROMol &m) {
   return walk(g);
 }
 
-bool Matcher::atomClass(unsigned qa, std::uint16_t c, const Classes &cls) {
+// atomClassSlow and bondClassSlow are the first answers for a class (the
+// inline atomClass and bondClass look the table up).
+bool Matcher::atomClassSlow(unsigned qa, std::uint16_t c, const Classes &cls) {
   auto &t = atomTab_[qa];
   if (c >= t.size()) t.resize(cls.atomClasses(), -1);
   int8_t &v = t[c];
@@ -863,7 +866,7 @@ bool Matcher::atomClass(unsigned qa, std::uint16_t c, const Classes &cls) {
   return v != 0;
 }
 
-bool Matcher::bondClass(const Bond *qb, std::uint16_t c, const Classes &cls) {
+bool Matcher::bondClassSlow(const Bond *qb, std::uint16_t c, const Classes &cls) {
   auto &t = bondTab_[qb->getIdx()];
   if (c >= t.size()) t.resize(cls.bondClasses(), -1);
   int8_t &v = t[c];
@@ -1015,7 +1018,7 @@ struct Matcher::Classed {
   unsigned size() const { return n; }
   bool atom(unsigned qa, unsigned ma) {
     std::uint16_t c = acls[ma];
-    if (c != Classes::kNone && x.atomByClass_[qa] && !x.chiral_[qa]) return x.atomClass(qa, c, cls);
+    if (c != Classes::kNone && x.classOnly_[qa]) return x.atomClass(qa, c, cls);
     return x.atomOK(qa, ma, c);
   }
   // bondAt compares query bond qb with the bond of neighbour entry j of

@@ -189,8 +189,21 @@ class Matcher {
   std::vector<char> atomByClass_, bondByClass_;
   std::vector<std::vector<int8_t>> atomTab_, bondTab_;
   bool compat(unsigned qa, unsigned ma);
-  bool atomClass(unsigned qa, std::uint16_t c, const Classes &cls);
-  bool bondClass(const RDKit::Bond *qb, std::uint16_t c, const Classes &cls);
+  std::vector<char> classOnly_;  // per query atom: answered by its class alone
+  // the answers of query atom qa (bond qb) for class c, from the tables
+  // (inline: the walk asks them for nearly every atom it visits)
+  bool atomClass(unsigned qa, std::uint16_t c, const Classes &cls) {
+    const auto &t = atomTab_[qa];
+    if (__builtin_expect(c < t.size() && t[c] >= 0, 1)) return t[c] != 0;
+    return atomClassSlow(qa, c, cls);
+  }
+  bool bondClass(const RDKit::Bond *qb, std::uint16_t c, const Classes &cls) {
+    const auto &t = bondTab_[qb->getIdx()];
+    if (__builtin_expect(c < t.size() && t[c] >= 0, 1)) return t[c] != 0;
+    return bondClassSlow(qb, c, cls);
+  }
+  __attribute__((noinline)) bool atomClassSlow(unsigned qa, std::uint16_t c, const Classes &cls);
+  __attribute__((noinline)) bool bondClassSlow(const RDKit::Bond *qb, std::uint16_t c, const Classes &cls);
   // the one backtracking search, over the molecule as has (Exact) or
   // has with a Graph (Classed) sees it
   struct Exact;
