@@ -16,9 +16,15 @@
 // fingerprints, one thread, on the first -pyqueries of the queries.
 // Substructure: realistic SMARTS (bench/search_queries.txt), all -nsub
 // molecules held in memory as RDKit molecules like SubstructLibrary's
-// MolHolder (search.Options.CacheMolecules), the median of 3 runs each; RDKit: SubstructLibrary (MolHolder + PatternHolder,
-// numThreads=1). Hit counts are compared. Index memory: the bytes of the
-// in-memory arrays per molecule, and the Go heap growth of Open.
+// MolHolder (search.Options.CacheMolecules), the median of 3 runs each;
+// RDKit: SubstructLibrary (MolHolder + PatternHolder, numThreads=1,
+// useChirality=False as molgraph's default), the timing anchor. Hit counts
+// are compared; where SubstructLibrary's differs, RDKit counts the query
+// again with HasSubstructMatch over every molecule (no screen, untimed):
+// RDKit 2022.09's pattern-fingerprint screen drops true hits of some SMARTS
+// ([r{5-6};#7], [Z1;C], C/C=C/C), and only a difference from that unscreened
+// count is a mismatch. Index memory: the bytes of the in-memory arrays per
+// molecule, and the Go heap growth of Open.
 package main
 
 import (
@@ -177,13 +183,21 @@ func run(n, nsub, nq, pyq, seed int, cache, qfile string, sim bool, match string
 	fmt.Printf("molgraph done; load %s", load)
 
 	// --- RDKit
+	expect := make([]int, len(subs))
+	for i, s := range subs {
+		expect[i] = s.hits
+	}
 	qj, _ := json.Marshal(map[string]any{"similarity": queries[:min(pyq, len(queries))], "threshold": 0.7, "top": 10,
-		"substructure": subQueries, "nsub": nsub, "nsim": n})
+		"substructure": subQueries, "nsub": nsub, "nsim": n, "expect": expect})
 	qpath := filepath.Join(cache, "queries.json")
 	if err := os.WriteFile(qpath, qj, 0o644); err != nil {
 		return err
 	}
-	fmt.Printf("RDKit Python (one thread): fingerprints of %d molecules, SubstructLibrary of %d...\n", n, nsub)
+	if sim {
+		fmt.Printf("RDKit Python (one thread): fingerprints of %d molecules, SubstructLibrary of %d...\n", n, nsub)
+	} else {
+		fmt.Printf("RDKit Python (one thread): SubstructLibrary of %d...\n", nsub)
+	}
 	cmd := exec.Command("/usr/bin/python3", "bench/search_rdkit.py", smiFile, qpath)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -202,6 +216,8 @@ func run(n, nsub, nq, pyq, seed int, cache, qfile string, sim bool, match string
 			Hits    int     `json:"hits"`
 			Seconds float64 `json:"seconds"`
 			CPU     float64 `json:"cpu_seconds"`
+			// HasSubstructMatch's count, only where Hits differs from ours
+			Unscreened *int `json:"unscreened_hits"`
 		} `json:"substructure"`
 	}
 	if err := json.Unmarshal(out, &py); err != nil {
@@ -227,8 +243,11 @@ func run(n, nsub, nq, pyq, seed int, cache, qfile string, sim bool, match string
 		fmt.Printf("hit counts (>= 0.7) equal on the %d queries RDKit ran: %v\n", len(py.Similarity), bad == 0)
 	}
 	fmt.Printf("\n== substructure over %d molecules (SMARTS; RDKit SubstructLibrary MolHolder+PatternHolder, 1 thread)\n", nsub)
-	fmt.Printf("%-28s %7s %10s %10s %7s | %10s %10s %7s\n", "query", "hits", "molgraph", "RDKit", "ratio", "mg CPU", "RDKit CPU", "ratio")
+	fmt.Printf("times: molgraph beside SubstructLibrary (the anchor). hits: molgraph's; where SubstructLibrary's differ,\n" +
+		"checked against RDKit's unscreened HasSubstructMatch over the same molecules (not timed)\n")
+	fmt.Printf("%-38s %7s %10s %10s %7s | %10s %10s %7s\n", "query", "hits", "molgraph", "RDKit", "ratio", "mg CPU", "RDKit CPU", "ratio")
 	var ratios, cratios []float64
+	dropped, badBefore := 0, bad
 	for i, s := range subs {
 		p := py.Substructure[i]
 		ratio := p.Seconds / s.med.Seconds()
@@ -236,16 +255,26 @@ func run(n, nsub, nq, pyq, seed int, cache, qfile string, sim bool, match string
 		cratio := p.CPU / max(s.cpu.Seconds(), 1e-6)
 		cratios = append(cratios, cratio)
 		mark := ""
-		if p.Hits != s.hits {
-			mark = fmt.Sprintf("  MISMATCH RDKit %d", p.Hits)
+		switch {
+		case p.Hits == s.hits:
+		case p.Unscreened != nil && *p.Unscreened == s.hits:
+			mark = fmt.Sprintf("  equal to HasSubstructMatch (SubstructLibrary screen dropped %d)", s.hits-p.Hits)
+			dropped++
+		case p.Unscreened != nil:
+			mark = fmt.Sprintf("  MISMATCH SubstructLibrary %d, HasSubstructMatch %d", p.Hits, *p.Unscreened)
+			bad++
+		default:
+			mark = fmt.Sprintf("  MISMATCH SubstructLibrary %d (no unscreened count)", p.Hits)
 			bad++
 		}
-		fmt.Printf("%-28s %7d %10s %10s %6.1fx | %10s %10s %6.1fx%s\n", s.q, s.hits, s.med.Round(10*time.Microsecond), secs(p.Seconds).Round(10*time.Microsecond), ratio,
+		fmt.Printf("%-38s %7d %10s %10s %6.1fx | %10s %10s %6.1fx%s\n", s.q, s.hits, s.med.Round(10*time.Microsecond), secs(p.Seconds).Round(10*time.Microsecond), ratio,
 			s.cpu.Round(10*time.Microsecond), secs(p.CPU).Round(10*time.Microsecond), cratio, mark)
 	}
+	fmt.Printf("hit counts: %d of %d queries equal to SubstructLibrary, %d more equal to unscreened HasSubstructMatch (SubstructLibrary's screen drops hits), %d mismatches\n",
+		len(subs)-dropped-(bad-badBefore), len(subs), dropped, bad-badBefore)
 	slices.Sort(ratios)
 	slices.Sort(cratios)
-	fmt.Printf("speed-up (wall): min %.1fx, median %.1fx (target: every query >= 10x)\n", ratios[0], ratios[len(ratios)/2])
+	fmt.Printf("speed-up over SubstructLibrary (wall): min %.1fx, median %.1fx (target: every query >= 10x)\n", ratios[0], ratios[len(ratios)/2])
 	fmt.Printf("CPU time ratio (RDKit's CPU / molgraph's CPU on all threads): min %.1fx, median %.1fx\n", cratios[0], cratios[len(cratios)/2])
 	load, _ = os.ReadFile("/proc/loadavg")
 	fmt.Printf("load at the end: %s", load)
