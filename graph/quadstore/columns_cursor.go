@@ -19,6 +19,16 @@ type ColumnCursor struct {
 	bpos, apos, dpos int
 	last             uint32
 	buf              []uint32
+	// n is the predicate's triples, baseKeys the base's distinct keys.
+	n, baseKeys int
+}
+
+// Stats returns the number of the predicate's triples and of its distinct
+// keys (subjects by subject, objects by object; an upper bound between
+// folds): triples/keys is the mean fan-out of one key, the statistic a
+// planner needs to order joins.
+func (c *ColumnCursor) Stats() (triples, keys int64) {
+	return int64(c.n), int64(min(c.n, c.baseKeys+distinctRuns(c.add.a)))
 }
 
 // ColumnCursor returns a cursor over the triples of predicate p (by id)
@@ -34,9 +44,11 @@ func (v *View) ColumnCursor(p uint64, bySubject bool) *ColumnCursor {
 		return &ColumnCursor{}
 	}
 	if bySubject {
-		return &ColumnCursor{base: pc.base.so, add: pc.addSO, del: pc.delSO}
+		return &ColumnCursor{base: pc.base.so, add: pc.addSO, del: pc.delSO,
+			n: pc.n, baseKeys: pc.base.distinctS}
 	}
-	return &ColumnCursor{base: pc.base.os, add: pc.addOS, del: pc.delOS}
+	return &ColumnCursor{base: pc.base.os, add: pc.addOS, del: pc.delOS,
+		n: pc.n, baseKeys: pc.base.distinctO}
 }
 
 // gallop returns the first index i >= from of col (sorted) with col[i] >=

@@ -111,6 +111,25 @@ func TestColumnCursor(t *testing.T) {
 					t.Fatalf("predicate %d: nothing found", p)
 				}
 			}
+			// Stats: the triples exactly, the distinct keys at least
+			// those that find something (an upper bound between folds)
+			// and at most the triples.
+			top := slices.Max(col)
+			if add := pc.addSO.a; bySubject && len(add) > 0 {
+				top = max(top, slices.Max(add))
+			} else if add := pc.addOS.a; !bySubject && len(add) > 0 {
+				top = max(top, slices.Max(add))
+			}
+			triples, distinct := 0, 0
+			for k := uint64(0); k <= uint64(top); k++ {
+				if n := len(want(k)); n > 0 {
+					triples += n
+					distinct++
+				}
+			}
+			if n, d := c.Stats(); n != int64(triples) || d < int64(distinct) || d > n {
+				t.Fatalf("predicate %d bySubject %v: Stats %d triples %d keys, want %d triples, >= %d keys", p, bySubject, n, d, triples, distinct)
+			}
 		}
 	}
 	if overlays == 0 {

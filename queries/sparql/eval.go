@@ -194,6 +194,9 @@ type exec struct {
 	// decodes counts the ids decoded by the evaluator, folds the numbers
 	// read from the value column (tests).
 	decodes, folds int
+	// fanoutStarts counts the BGP plans whose start fanoutStart changed
+	// (for tests).
+	fanoutStarts int
 }
 
 // alloc charges n bytes of a table to the query's memory budget.

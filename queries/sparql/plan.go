@@ -404,6 +404,9 @@ func (ex *exec) planBGP(ctx context.Context, b *nBGP, bound varSet, filters []pu
 				best, bestCost, bestConn = i, cost, conn
 			}
 		}
+		if step == 0 && len(bnd) == 0 {
+			best = ex.fanoutStart(ctx, b, best, canRange, filters)
+		}
 		used[best] = true
 		pl.order = append(pl.order, best)
 		tp := &b.pats[best]
@@ -474,6 +477,184 @@ func (ex *exec) planBGP(ctx context.Context, b *nBGP, bound varSet, filters []pu
 		}
 	}
 	return pl
+}
+
+// fanoutStart reconsiders the first pattern of a plan that binds nothing
+// before it: the cheapest pattern alone is a poor start when each of its
+// rows fans out into many through every pattern joined to it (two batch
+// jobs reaching 100,000 items) while another start, a little larger, is
+// narrowed by what it joins (molecules with a selective filter, each with
+// one item). With the columns' statistics (triples and distinct keys per
+// predicate and order: the mean fan-out of one bound key), each start is
+// costed as its estimate times the smallest fan-out of the patterns it
+// joins, and a start at least twice cheaper that way replaces the greedy
+// one. A greedy start that does not fan out stays, and so does one
+// without statistics for every pattern involved.
+func (ex *exec) fanoutStart(ctx context.Context, b *nBGP, greedy int, canRange bool, filters []pushed) int {
+	n := len(b.pats)
+	if n < 2 || n > 8 {
+		return greedy
+	}
+	// size is the rows pattern i yields alone: its estimate, or with a
+	// numeric range filter on its object the range's count, counted up
+	// to limit (a larger one is no better start).
+	size := func(i int, limit float64) float64 {
+		tp := &b.pats[i]
+		c := ex.estimate(ctx, tp)
+		if tp.path != nil && tp.s.isVar() && tp.o.isVar() {
+			return c * 1000 // as planBGP: a path from every node
+		}
+		if !canRange || c <= limit {
+			return c
+		}
+		r, ok := rangeCandidate(tp, varSet{}, filters)
+		cr, can := ex.src.(interface {
+			CountNumericRange(ctx context.Context, pred quad.IRI, r graph.Range, limit int64) (int64, error)
+		})
+		if !ok || !can {
+			return c
+		}
+		lim := int64(math.Ceil(limit))
+		if got, err := cr.CountNumericRange(ctx, tp.p.v.(quad.IRI), r, lim); err == nil && got < lim {
+			return float64(got)
+		}
+		return c
+	}
+	// after returns the start's size times the smallest fan-out of a
+	// pattern sharing a variable with it (limit: of the product); ok is
+	// false when a fan-out is unknown.
+	after := func(i int, limit float64) (float64, bool) {
+		start := &b.pats[i]
+		bnd := varSet{}
+		bnd.addTerm(start.s)
+		bnd.addTerm(start.o)
+		if start.path == nil {
+			bnd.addTerm(start.p)
+		}
+		low, joined := math.Inf(1), false
+		for j := range b.pats {
+			if j == i {
+				continue
+			}
+			tp := &b.pats[j]
+			sb := tp.s.isVar() && bnd.has(tp.s.slot)
+			ob := tp.o.isVar() && bnd.has(tp.o.slot)
+			if !sb && !ob {
+				continue
+			}
+			f, ok := ex.fanout(tp, sb, ob)
+			if !ok {
+				return 0, false
+			}
+			joined = true
+			low = min(low, f)
+		}
+		if !joined {
+			low = 1
+		}
+		low = max(low, 1e-3)
+		return size(i, limit/low) * low, true
+	}
+	g, ok := after(greedy, math.Inf(1))
+	if !ok || g <= size(greedy, math.Inf(1))*1.5 {
+		// The greedy start does not fan out (a star: one row per
+		// subject at each step, which the batched star reads best).
+		return greedy
+	}
+	best, bestCost := greedy, g
+	for i := range b.pats {
+		if i == greedy {
+			continue
+		}
+		c, ok := after(i, g/2)
+		if !ok {
+			return greedy
+		}
+		if c < bestCost {
+			best, bestCost = i, c
+		}
+	}
+	if best != greedy && bestCost*2 <= g {
+		ex.fanoutStarts++
+		return best
+	}
+	return greedy
+}
+
+// fanout estimates the rows one binding of tp's bound subject (sb) or
+// object (ob) gives, from the columns' statistics: for a constant
+// predicate its triples per distinct key, for a path of links, inverse
+// links and sequences the product along it; ok is false when the view
+// has no statistics or the pattern is of another shape.
+func (ex *exec) fanout(tp *triplePat, sb, ob bool) (float64, bool) {
+	if tp.path == nil {
+		p, ok := tp.p.v.(quad.IRI)
+		if tp.p.isVar() || !ok {
+			return 0, false
+		}
+		var path pathExpr = pLink{iri: p}
+		constOther := !tp.o.isVar()
+		if ob && !sb {
+			// The object bound: read backwards.
+			path, constOther = pInv{p: path}, !tp.s.isVar()
+		}
+		f, ok := ex.pathFanout(path)
+		if ok && (sb && ob || constOther) {
+			// Both ends known: at most one row.
+			f = min(f, 1)
+		}
+		return f, ok
+	}
+	if ob && !sb {
+		return ex.pathFanout(invertPath(tp.path))
+	}
+	f, ok := ex.pathFanout(tp.path)
+	if ok && (ob || !tp.o.isVar()) {
+		f = min(f, 1)
+	}
+	return f, ok
+}
+
+// pathFanout is fanout for a path read from its subject.
+func (ex *exec) pathFanout(p pathExpr) (float64, bool) {
+	cs, ok := ex.idm.(cursorSource)
+	if !ok || !ex.cols {
+		return 0, false
+	}
+	link := func(iri quad.IRI, bySubject bool) (float64, bool) {
+		id, err := ex.idm.TermID(iri)
+		if err != nil {
+			return 0, false
+		}
+		if id == 0 {
+			return 0, true
+		}
+		c := cs.ColumnCursor(id, bySubject)
+		if c == nil {
+			return 0, false
+		}
+		n, keys := c.Stats()
+		if keys == 0 {
+			return 0, true
+		}
+		return float64(n) / float64(keys), true
+	}
+	switch x := p.(type) {
+	case pLink:
+		return link(x.iri, true)
+	case pInv:
+		if l, ok := x.p.(pLink); ok {
+			return link(l.iri, false)
+		}
+	case pSeq:
+		a, ok := ex.pathFanout(x.a)
+		if !ok {
+			return 0, false
+		}
+		b, ok := ex.pathFanout(x.b)
+		return a * b, ok
+	}
+	return 0, false
 }
 
 // completesFilter reports whether some filter has all its variables bound
