@@ -11,9 +11,16 @@ package chem
 // allocation took 16% of the pipeline's CPU, and jemalloc makes the whole
 // pipeline 19% faster (BenchmarkPipeline; tcmalloc measured the same).
 // mg_allocator (mg_alloc.c) proves at run time that malloc is jemalloc's.
+//
+// Every C++ file is compiled with RDGeneral/RDConfig.h included first
+// (-include): it defines RDK_BUILD_THREADSAFE_SSS and the other build
+// options under which RDKit's headers declare different class layouts (a
+// RecursiveStructureQuery has a mutex only with it). A file that saw the
+// headers without it disagreed with the library and with the other files
+// on where the members are (getQueryMol() read null).
 
 /*
-#cgo CXXFLAGS: -std=c++17 -O2 -I/usr/include/rdkit -Wno-deprecated-declarations
+#cgo CXXFLAGS: -std=c++17 -O2 -I/usr/include/rdkit -include RDGeneral/RDConfig.h -Wno-deprecated-declarations
 #cgo LDFLAGS: -lRDKitMolStandardize -lRDKitDescriptors -lRDKitDistGeomHelpers -lRDKitDistGeometry -lRDKitForceFieldHelpers -lRDKitForceField -lRDKitDepictor -lRDKitFileParsers -lRDKitSmilesParse -lRDKitSubstructMatch -lRDKitChemReactions -lRDKitChemTransforms -lRDKitGraphMol -lRDKitRDGeometryLib -lRDKitRDGeneral -linchi -lstdc++ -lm -ljemalloc
 #include <stdlib.h>
 #include "mg.h"

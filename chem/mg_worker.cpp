@@ -93,6 +93,18 @@ std::uint64_t signature(const ROMol &m) {
   return h;
 }
 
+// sanitizedCopy returns a sanitized copy of m, or null if RDKit's
+// sanitization fails on it.
+std::unique_ptr<ROMol> sanitizedCopy(const ROMol &m) {
+  std::unique_ptr<RWMol> rw(new RWMol(m));
+  try {
+    MolOps::sanitizeMol(*rw);
+  } catch (const MolSanitizeException &) {
+    return nullptr;
+  }
+  return std::unique_ptr<ROMol>(rw.release());
+}
+
 // resanitizeIsNoop is true if m has no H atom to remove and is a plain
 // molecule on which a second sanitization is a no-op: no query atom or bond
 // (a molfile's "A" or "any" bond), no dummy atom, only single, double,
@@ -577,6 +589,35 @@ int mg_process(mg_worker *w, int format, const char *content, size_t len,
         out->shortcuts |= MG_SKIPPED_UNCHARGE;
       } else {
         fin.reset(w->uncharger.uncharge(*chosen));
+      }
+      // MetalDisconnector, Reionizer and Uncharger edit charges, H counts
+      // and bonds in place and do not sanitize (RDKit 2022.09; Python's
+      // rdMolStandardize the same): neutralizing cyclopentadienide
+      // (ferrocene's or sodium cyclopentadienide's [cH-]) or tropylium
+      // leaves the ring flagged aromatic, and its SMILES "c1cccc1" cannot be
+      // read back. So whatever they changed is sanitized again, which
+      // kekulizes it and perceives aromaticity afresh (C1=CCC=C1, as
+      // Python's SanitizeMol after the same steps). If that fails, the
+      // charged fragment is kept, then the parsed molecule's largest
+      // organic fragment, with a "standardization" warning saying so.
+      if (before != after || s0 != signature(*fin)) {
+        std::unique_ptr<ROMol> ok = sanitizedCopy(*fin);
+        if (!ok) {
+          std::string why = "neutralized fragment " + MolToSmiles(*fin) +
+                            " does not sanitize; ";
+          ok = sanitizedCopy(*chosen);
+          if (ok) {
+            why += "kept it charged";
+          } else {
+            // the parsed molecule was sanitized: its fragment needs none
+            RWMol p(*mol);
+            MolOps::removeHs(p, false, false, false);
+            ok.reset(w->chooser.choose(p));
+            why += "kept the input's largest organic fragment unstandardized";
+          }
+          issues.push_back({"warning", "standardization", why});
+        }
+        fin = std::move(ok);
       }
       // The Uncharger leaves cached valences of the charged form, and a
       // neutralized amine N may keep a chiral tag it no longer supports:
