@@ -215,9 +215,13 @@ def normalize(mol):
     m = rdMolStandardize.LargestFragmentChooser(preferOrganic=True).choose(m)
     m = rdMolStandardize.Uncharger().uncharge(m)
     # The Uncharger leaves implicit valences cached from the charged form
-    # (CalcNumHBA then misses a neutralized amine N); recompute them as a
-    # sanitized molecule would have them.
-    m.UpdatePropertyCache(False)
+    # (CalcNumHBA then misses a neutralized amine N) and a neutralized
+    # cyclopentadienide or tropylium still marked aromatic (its SMILES does
+    # not parse back): sanitize again, as package chem does.
+    try:
+        Chem.SanitizeMol(m)
+    except Exception:
+        m.UpdatePropertyCache(False)
     return m
 
 
