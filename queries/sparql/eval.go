@@ -85,6 +85,8 @@ type Options struct {
 	noCursor bool
 	// noShared turns the shared id variables off (shared.go).
 	noShared bool
+	// noNotBound turns the OPTIONAL + !BOUND rewrite off (notbound.go).
+	noNotBound bool
 }
 
 // DefaultMaxMemory is Options.MaxMemory when it is 0: 256 MiB.
@@ -147,6 +149,11 @@ type exec struct {
 	subst    row
 	targets  map[node]varSet
 	noCursor bool
+	// notBound caches the OPTIONAL + !BOUND rewrite per filter (nil
+	// entry: none applies; notbound.go); uses counts each variable's uses
+	// in the query for it (nil when the rewrite is off).
+	notBound map[*nFilter]*nFilter
+	uses     []int
 	// sharedIDs marks the shared id variables when the execution reads
 	// columns (shared.go; nil otherwise), shareable those of the query.
 	sharedIDs, shareable []bool
@@ -271,6 +278,11 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 		ex.parAfter = defaultParAfter
 	}
 	ex.noCursor = opts.noCursor
+	if !opts.noNotBound && q.form != Describe {
+		u := &useCounter{uses: make([]int, len(q.vars))}
+		u.count(q)
+		ex.uses, ex.notBound = u.uses, map[*nFilter]*nFilter{}
+	}
 	if !opts.noShared {
 		ex.shareable = sharedIDVars(q, opts.Procedures)
 	}
@@ -610,6 +622,9 @@ func (ex *exec) eval(n node, g gctx, in row, emit emitFn) error {
 			return emit(a)
 		})
 	case *nFilter:
+		if r := ex.rewriteNotBound(x); r != nil {
+			x = r
+		}
 		conds := x.conds
 		if b, ok := x.p.(*nBGP); ok {
 			push, rest := ex.splitFilters(x)
