@@ -184,18 +184,9 @@ func (p *procedure) prepare(ctx context.Context, req Request) (*memoEntry, error
 		}
 		return &memoEntry{fp: &q.Morgan, threshold: th}, nil
 	case typ == TypeSubstructure || typ == TypeSuperstructure:
-		if req.Top != 0 || req.Threshold != nil || req.Match != "" {
-			return nil, fmt.Errorf("search: %w: threshold, top and match are options of other search types", ErrBadOptions)
-		}
-		o := SubOptions{Format: format}
-		if req.Chirality != nil {
-			o.Chirality = *req.Chirality
-		}
-		if req.Charges != nil {
-			o.IgnoreCharges = !*req.Charges
-		}
-		if req.Isotopes != nil {
-			o.IgnoreIsotopes = !*req.Isotopes
+		o, err := subOptions(req, format)
+		if err != nil {
+			return nil, err
 		}
 		super := typ == TypeSuperstructure
 		q, err := ParseQuery(req.Query, o, super)

@@ -68,18 +68,9 @@ func (x *Index) Search(ctx context.Context, req Request) ([]Hit, error) {
 		}
 		return x.Similar(ctx, req.Query, o)
 	case TypeSubstructure, TypeSuperstructure:
-		if req.Top != 0 || req.Threshold != nil || req.Match != "" {
-			return nil, fmt.Errorf("search: %w: threshold, top and match are options of other search types", ErrBadOptions)
-		}
-		o := SubOptions{Format: format}
-		if req.Chirality != nil {
-			o.Chirality = *req.Chirality
-		}
-		if req.Charges != nil {
-			o.IgnoreCharges = !*req.Charges
-		}
-		if req.Isotopes != nil {
-			o.IgnoreIsotopes = !*req.Isotopes
+		o, err := subOptions(req, format)
+		if err != nil {
+			return nil, err
 		}
 		if strings.ToLower(req.Type) == TypeSuperstructure {
 			return x.Superstructure(ctx, req.Query, o)
@@ -102,4 +93,23 @@ func (x *Index) Search(ctx context.Context, req Request) ([]Hit, error) {
 		return nil, fmt.Errorf("search: %w: type is required (exact, substructure, superstructure or similarity)", ErrBadOptions)
 	}
 	return nil, fmt.Errorf("search: %w: type %q is not exact, substructure, superstructure or similarity", ErrBadOptions, req.Type)
+}
+
+// subOptions reads the options of a substructure or superstructure
+// request (ErrBadOptions for those of other search types).
+func subOptions(req Request, format string) (SubOptions, error) {
+	if req.Top != 0 || req.Threshold != nil || req.Match != "" {
+		return SubOptions{}, fmt.Errorf("search: %w: threshold, top and match are options of other search types", ErrBadOptions)
+	}
+	o := SubOptions{Format: format}
+	if req.Chirality != nil {
+		o.Chirality = *req.Chirality
+	}
+	if req.Charges != nil {
+		o.IgnoreCharges = !*req.Charges
+	}
+	if req.Isotopes != nil {
+		o.IgnoreIsotopes = !*req.Isotopes
+	}
+	return o, nil
 }

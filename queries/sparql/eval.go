@@ -757,16 +757,8 @@ func (ex *exec) evalDetached(n node, g gctx, in row, emit emitFn) error {
 		// solutions depend on the substituted values: not cached).
 		out := make(row, len(in))
 		return ex.eval(n, g, seed, func(r row) error {
-			copy(out, in)
-			for i, v := range r {
-				if v == nil {
-					continue
-				}
-				if out[i] == nil {
-					out[i] = v
-				} else if !sameTerm(out[i], v) {
-					return nil
-				}
+			if !mergeRow(out, in, r) {
+				return nil
 			}
 			return emit(out)
 		})
@@ -902,26 +894,30 @@ func (ex *exec) bindTargets(n node) varSet {
 func (ex *exec) joinFull(rows []row, in row, emit emitFn) error {
 	out := make(row, len(in))
 	for _, r := range rows {
-		copy(out, in)
-		ok := true
-		for i, v := range r {
-			if v == nil {
-				continue
-			}
-			if out[i] == nil {
-				out[i] = v
-			} else if !sameTerm(out[i], v) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if mergeRow(out, in, r) {
 			if err := emit(out); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// mergeRow writes in joined with r into out and reports whether the two
+// are compatible (every variable bound in both holds the same term).
+func mergeRow(out, in, r row) bool {
+	copy(out, in)
+	for i, v := range r {
+		if v == nil {
+			continue
+		}
+		if out[i] == nil {
+			out[i] = v
+		} else if !sameTerm(out[i], v) {
+			return false
+		}
+	}
+	return true
 }
 
 func (ex *exec) joinRows(slots []int, rows [][]quad.Value, in row, emit emitFn) error {
