@@ -201,6 +201,9 @@ type exec struct {
 	// decodes counts the ids decoded by the evaluator, folds the numbers
 	// read from the value column (tests).
 	decodes, folds int
+	// aloneRows counts the solutions of right sides evaluated alone for a
+	// hashed join (exists.go; for tests).
+	aloneRows int
 	// fanoutStarts counts the BGP plans whose start fanoutStart changed
 	// (for tests).
 	fanoutStarts int

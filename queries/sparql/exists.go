@@ -328,9 +328,15 @@ func (ex *exec) hashedRight(n node, g gctx) *rowIndex {
 	saved := ex.subst
 	ex.subst = nil
 	defer func() { ex.subst = saved }()
+	// P alone should cost about st.cost: past aloneRowsMax(st.cost)
+	// solutions the estimate was wrong (patterns joined by nothing the
+	// statistics see, fan-outs) and the lookups go on instead, so a
+	// misjudged P costs a bounded multiple of what the lookups paid.
+	maxRows := aloneRowsMax(st.cost)
 	err := ex.eval(n, g, make(row, ex.nvars), func(r row) error {
 		c := rowBytes(r)
-		if !ex.fits(c) {
+		ex.aloneRows++
+		if !ex.fits(c) || len(rows) >= maxRows {
 			full = true
 			return errStop
 		}
@@ -420,18 +426,35 @@ func patternCount(n node) int {
 	return 1
 }
 
-// aloneCost estimates the triples read to evaluate n alone: the sum of
-// its patterns' counts.
+// aloneRowsMax is the most solutions of a right side evaluated alone
+// whose cost was estimated at cost scanned triples that hashedRight
+// materializes.
+func aloneRowsMax(cost float64) int {
+	return int(min(4*cost+4096, hashMaxTriples))
+}
+
+// aloneCost estimates the triples read to evaluate n alone, and the
+// solutions it has: the sum of its patterns' counts when they are joined
+// by shared variables, their product when they are not (a BGP whose
+// patterns fall into unconnected parts, or a join of two sides that share
+// no variable, is a cross product: OPTIONAL { ?b p ?x . ?a q ?k } alone
+// is every ?b with every ?a, while with ?a and ?b bound it is two
+// lookups).
 func (ex *exec) aloneCost(n node) float64 {
 	switch x := n.(type) {
 	case *nBGP:
-		c := 0.0
-		for i := range x.pats {
-			c += ex.estimate(ex.ctx, &x.pats[i])
-		}
-		return c
+		return ex.bgpAloneCost(x)
 	case *nJoin:
-		return ex.aloneCost(x.l) + ex.aloneCost(x.r)
+		l, r := ex.aloneCost(x.l), ex.aloneCost(x.r)
+		lv, rv := varSet{}, varSet{}
+		allVars(x.l, lv)
+		allVars(x.r, rv)
+		for v := range lv {
+			if rv[v] {
+				return l + r
+			}
+		}
+		return crossCost(l, r)
 	case *nUnion:
 		return ex.aloneCost(x.l) + ex.aloneCost(x.r)
 	case *nFilter:
@@ -513,4 +536,57 @@ func (ex *exec) joinDetached(n node, g gctx, rows []row, in row, emit emitFn) er
 		return ex.joinFull(rows, in, emit)
 	}
 	return err
+}
+
+// crossCost is the estimated size of the cross product of two parts of
+// estimated sizes a and b (at least their sum), capped past
+// hashMaxTriples.
+func crossCost(a, b float64) float64 {
+	return min(max(a*b, a+b), 2*hashMaxTriples)
+}
+
+// bgpAloneCost is aloneCost of a BGP: its patterns grouped into the
+// connected parts of their variables, the sum of the counts within a part,
+// the product over parts.
+func (ex *exec) bgpAloneCost(b *nBGP) float64 {
+	n := len(b.pats)
+	part := make([]int, n) // union-find over the patterns
+	for i := range part {
+		part[i] = i
+	}
+	var find func(i int) int
+	find = func(i int) int {
+		for part[i] != i {
+			part[i] = part[part[i]]
+			i = part[i]
+		}
+		return i
+	}
+	first := map[int]int{} // variable slot -> first pattern mentioning it
+	for i := range b.pats {
+		tp := &b.pats[i]
+		for _, t := range [3]term{tp.s, tp.p, tp.o} {
+			if !t.isVar() {
+				continue
+			}
+			if j, ok := first[t.slot]; ok {
+				part[find(i)] = find(j)
+			} else {
+				first[t.slot] = i
+			}
+		}
+	}
+	sums := map[int]float64{}
+	for i := range b.pats {
+		sums[find(i)] += ex.estimate(ex.ctx, &b.pats[i])
+	}
+	c := -1.0
+	for _, s := range sums {
+		if c < 0 {
+			c = s
+		} else {
+			c = crossCost(c, s)
+		}
+	}
+	return max(c, 0)
 }
