@@ -41,6 +41,7 @@ const (
 	fU0
 	fH
 	fG
+	fCorrelated
 	fHOMO
 	fLUMO
 	fGap
@@ -85,6 +86,7 @@ func List() []Feature {
 		Feature{"u0_hartree", "Eh", "SCF energy + ZPE (internal energy at 0 K)"},
 		Feature{"enthalpy_hartree", "Eh", "sum of electronic and thermal enthalpies"},
 		Feature{"gibbs_hartree", "Eh", "sum of electronic and thermal free energies"},
+		Feature{"correlated_energy_hartree", "Eh", "total energy at the correlated level of theory (MP2, CCSD(T), ...; null for SCF/DFT methods)"},
 		Feature{"homo_ev", "eV", "highest occupied orbital energy (over both spins)"},
 		Feature{"lumo_ev", "eV", "lowest unoccupied orbital energy (over both spins)"},
 		Feature{"gap_ev", "eV", "LUMO - HOMO"},
@@ -256,6 +258,9 @@ func FromRecord(r *ontology.CalculationRecord) Vector {
 		}
 		if e.SCF != nil && e.ZPE != nil {
 			v[fU0] = *e.SCF + *e.ZPE
+		}
+		if x, ok := e.CorrelatedAtLevel(r.Method); ok {
+			v[fCorrelated] = x
 		}
 	}
 

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -507,5 +509,28 @@ func TestWriterErrors(t *testing.T) {
 	_ = w.Close()
 	if err := w.Write("x", features.FromRecord(nil)); !errors.Is(err, features.ErrClosed) {
 		t.Errorf("write after close: %v", err)
+	}
+}
+
+// TestCorrelatedFeature: correlated_energy_hartree is the total energy at
+// the level of theory ("CCSD(T)= -0.75017760422D+02" of cclib's Gaussian
+// 16 water CCSD(T) log; MP4(SDTQ) "UMP4(SDTQ)= -0.75016068053D+02" for a
+// route's "MP4"), null for a DFT calculation.
+func TestCorrelatedFeature(t *testing.T) {
+	for file, want := range map[string]float64{"cclib_G16_water_ccsdt.log": -75.017760422, "cclib_G16_water_mp4.log": -75.016068053} {
+		data, err := os.ReadFile(filepath.Join("..", "parsers", "gaussian", "testdata", "cclib", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := parsers.Parse(bytes.NewReader(data), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x, ok := features.FromCalculation(c).Get("correlated_energy_hartree"); !ok || x != want {
+			t.Errorf("%s: correlated_energy_hartree %v %v, want %v", file, x, ok, want)
+		}
+	}
+	if x, ok := features.FromCalculation(parse(t, "gaussian/basicGaussian16/dvb_sp.out")).Get("correlated_energy_hartree"); ok {
+		t.Errorf("B3LYP: correlated_energy_hartree %v", x)
 	}
 }

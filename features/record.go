@@ -53,7 +53,13 @@ func Record(c *qm.Calculation) ontology.CalculationRecord {
 	}
 	e.SCFSteps = c.SCFEnergies()
 	e.ZPE, e.Enthalpy, e.Gibbs = copyFloat(c.Thermo.ZPE), copyFloat(c.Thermo.Enthalpy), copyFloat(c.Thermo.Gibbs)
-	if e.SCF != nil || e.ZPE != nil || e.Enthalpy != nil || e.Gibbs != nil {
+	if len(c.Correlated) > 0 {
+		e.Correlated = make(map[string]float64, len(c.Correlated))
+		for _, x := range c.Correlated {
+			e.Correlated[x.Method] = x.Energy
+		}
+	}
+	if e.SCF != nil || e.ZPE != nil || e.Enthalpy != nil || e.Gibbs != nil || e.Correlated != nil {
 		r.Energies = &e
 	}
 	if o := c.Optimization; o != nil {

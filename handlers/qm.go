@@ -59,7 +59,10 @@ func qmSchemas() map[string]Schema {
 					"properties": Schema{"element": Schema{"type": "string"}, "x": num, "y": num, "z": num}}},
 				"elements": Schema{"type": "array", "items": Schema{"type": "string"},
 					"description": "Element symbols in atom order, only when the log named its atoms but printed no coordinates (xtb single points and Hessians); geometry is then absent."},
-				"energies":                 Schema{"type": "object", "additionalProperties": true},
+				"energies": Schema{"type": "object", "description": "Total energies in hartree; absent ones omitted.", "properties": Schema{
+					"scf_hartree": num, "scf_steps_hartree": nums, "zpe_hartree": num, "enthalpy_hartree": num, "gibbs_hartree": num,
+					"correlated_hartree": Schema{"type": "object", "additionalProperties": num,
+						"description": "Total energies of the post-Hartree-Fock methods the log reports, by method (MP2, MP3, MP4(DQ), MP4(SDQ), MP4(SDTQ), MP5, CCD, CCSD, CCSD(T), CCSDT, QCISD, QCISD(T), CISD); lower orders printed on the way are included."}}},
 				"optimization":             Schema{"type": "object", "additionalProperties": true},
 				"frequencies":              Schema{"type": "object", "additionalProperties": true},
 				"orbitals":                 Schema{"type": "object", "additionalProperties": true},

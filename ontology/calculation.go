@@ -111,6 +111,36 @@ type CalculationEnergies struct {
 	ZPE      *float64 `json:"zpe_hartree,omitempty"`
 	Enthalpy *float64 `json:"enthalpy_hartree,omitempty"`
 	Gibbs    *float64 `json:"gibbs_hartree,omitempty"`
+	// Correlated are the total energies of the post-Hartree-Fock methods
+	// the log reports, by canonical method name ("MP2", "MP3",
+	// "MP4(SDQ)", "MP4(SDTQ)", "CCSD", "CCSD(T)", "QCISD(T)", ...): the
+	// lower orders a program prints on the way are kept beside the
+	// method of the level of theory (see CorrelatedAtLevel).
+	Correlated map[string]float64 `json:"correlated_hartree,omitempty"`
+}
+
+// CorrelatedAtLevel returns the correlated total energy of the level of
+// theory method ("CCSD(T)", "MP2", Gaussian's "MP4" meaning MP4(SDTQ),
+// ORCA's "DLPNO-CCSD(T)" and Psi4's "DF-MP2" by their canonical names), if
+// the energies hold it.
+func (e *CalculationEnergies) CorrelatedAtLevel(method string) (float64, bool) {
+	if e == nil || len(e.Correlated) == 0 {
+		return 0, false
+	}
+	m := strings.ToUpper(method)
+	for _, pre := range [...]string{"DLPNO-", "RI-", "DF-", "CONV-"} {
+		m = strings.TrimPrefix(m, pre)
+	}
+	switch m {
+	case "MP4":
+		m = "MP4(SDTQ)"
+	case "CCSD-T":
+		m = "CCSD(T)"
+	case "QCISD-T":
+		m = "QCISD(T)"
+	}
+	v, ok := e.Correlated[m]
+	return v, ok
 }
 
 // CalculationOptimization summarises a geometry optimisation.
@@ -287,6 +317,10 @@ var (
 	mgSCFEnergySteps  = quad.IRI(MG + "scfEnergySteps")
 	mgHasCoordinates  = quad.IRI(MG + "hasCoordinates")
 
+	mgCorrelatedEnergyClass = quad.IRI(MG + "CorrelatedEnergy")
+	mgCorrelationMethod     = quad.IRI(MG + "correlationMethod")
+	mgCorrelatedEnergy      = quad.IRI(MG + "correlatedEnergy")
+
 	// Shortcuts on the calculation node.
 	mgProgram            = quad.IRI(MG + "program")
 	mgProgramVersion     = quad.IRI(MG + "programVersion")
@@ -368,7 +402,7 @@ var jobOrder = [...]struct {
 //	  occ:hasUniqueSpecies M ; prov:wasDerivedFrom B ; prov:generatedAtTime t ;
 //	  mg:program, mg:programVersion, mg:jobType, mg:method, mg:basisSet, mg:charge,
 //	  mg:multiplicity, mg:formula, mg:atomCount, mg:scfEnergy, mg:zeroPointEnergy,
-//	  mg:enthalpy, mg:gibbsEnergy, mg:homoEnergy, mg:lumoEnergy, mg:homoLumoGap,
+//	  mg:enthalpy, mg:gibbsEnergy, mg:correlatedEnergy (at the level of theory), mg:homoEnergy, mg:lumoEnergy, mg:homoLumoGap,
 //	  mg:dipoleMoment(X|Y|Z), mg:normalTermination, mg:optimizationConverged,
 //	  mg:optimizationSteps, mg:imaginaryFrequencyCount (shortcuts).
 //	C#environment a gc:SourcePackage ; occ:hasProgram ; occ:hasProgramVersion ; occ:hasOutputFile B .
@@ -393,6 +427,9 @@ var jobOrder = [...]struct {
 //	C#atom-i-x a gc:FloatValue ; gc:hasValue x ; gc:hasUnit unit:ANGSTROM .
 //	C#scf-energy a occ:ScfEnergy ; gc:hasElectronicEnergy C#scf-energy-value ; mg:scfEnergySteps "E1 E2 …" .
 //	C#<energy>-value a gc:FloatValue ; gc:hasValue E ; gc:hasUnit unit:E_h .
+//	C#correlated-energy-<m> a mg:CorrelatedEnergy ; mg:correlationMethod "CCSD(T)" ;
+//	  gc:hasElectronicEnergy C#correlated-energy-<m>-value .  (one per method; <m> is the
+//	  method in lower case with runs of other characters as '-': "ccsd-t", "mp4-sdq")
 //	C#homo-energy a occ:HomoEnergy ; occ:hasHomoEnergy C#homo-energy-value .  (unit:EV; likewise the others)
 //	C#rotational-constants a occ:RotationalConstants ; gc:hasUnit unit:GigaHZ ;
 //	  occ:hasRotationalConstants "A B C" ; occ:hasRotationalConstantsCount 3 .
@@ -616,6 +653,28 @@ func CalculationQuads(base, id string, rec *CalculationRecord) ([]quad.Quad, err
 			if steps {
 				m.add(n, mgSCFEnergySteps, String(formatList(e.SCFSteps)))
 			}
+		}
+		methods := make([]string, 0, len(e.Correlated))
+		for k := range e.Correlated {
+			methods = append(methods, k)
+		}
+		sort.Strings(methods)
+		seen := map[string]bool{}
+		for _, k := range methods {
+			frag := "correlated-energy-" + correlationSlug(k)
+			if !validCorrelationMethod(k) || seen[frag] {
+				return nil, fmt.Errorf("ontology: calculation quads: correlated method %q: %w", k, ErrInvalidCalculation)
+			}
+			seen[frag] = true
+			n := sub(frag)
+			m.add(c, gcIsCalculationOn, n)
+			m.add(n, RDFType, mgCorrelatedEnergyClass)
+			m.add(n, mgCorrelationMethod, String(k))
+			m.add(n, gcHasElectronicEnergy, sub(frag+"-value"))
+			m.floatValue(sub(frag+"-value"), e.Correlated[k], unitHartree)
+		}
+		if v, ok := e.CorrelatedAtLevel(rec.Method); ok {
+			m.add(c, mgCorrelatedEnergy, Double(v))
 		}
 		if e.SCF != nil && e.ZPE != nil {
 			n := sub("electronic-and-zpe-energy")
@@ -1050,6 +1109,25 @@ func CalculationFromQuads(qs []quad.Quad) (CalculationRecord, error) {
 		}
 		hasEn = true
 	}
+	for _, o := range g.objects(c, gcIsCalculationOn) {
+		n, ok := o.(quad.IRI)
+		if !ok || !g.hasType(n, mgCorrelatedEnergyClass) {
+			continue
+		}
+		k, ok := r.optStr(n, mgCorrelationMethod)
+		if !ok || !validCorrelationMethod(k) {
+			return rec, fmt.Errorf("ontology: calculation from quads: correlated energy %s without a method: %w", n, ErrInvalidCalculation)
+		}
+		v, ok := r.double(r.g.object(n, gcHasElectronicEnergy), gcHasValue)
+		if !ok {
+			return rec, fmt.Errorf("ontology: calculation from quads: correlated energy %s without a value: %w", n, ErrInvalidCalculation)
+		}
+		if en.Correlated == nil {
+			en.Correlated = map[string]float64{}
+		}
+		en.Correlated[k] = v
+		hasEn = true
+	}
 	if hasEn {
 		rec.Energies = &en
 	}
@@ -1129,6 +1207,41 @@ func CalculationFromQuads(qs []quad.Quad) (CalculationRecord, error) {
 	return rec, nil
 }
 
+// correlationSlug is the hash-fragment form of a correlated method name:
+// lower case, each run of characters other than letters and digits one
+// '-', none at the ends ("CCSD(T)" -> "ccsd-t", "MP4(SDQ)" -> "mp4-sdq").
+func correlationSlug(m string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(m) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		} else {
+			dash = true
+		}
+	}
+	return b.String()
+}
+
+// validCorrelationMethod: a method name of 1-32 printable ASCII
+// characters with a letter (the parsers give canonical names; the graph
+// refuses anything that would not make a fragment).
+func validCorrelationMethod(m string) bool {
+	if len(m) == 0 || len(m) > 32 || correlationSlug(m) == "" {
+		return false
+	}
+	for i := 0; i < len(m); i++ {
+		if m[i] <= ' ' || m[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
 func lastSegment(iri string) string { return iri[strings.LastIndexByte(iri, '/')+1:] }
 
 func g2iri(v quad.Value) (string, bool) {
@@ -1161,6 +1274,16 @@ func indexQuads(qs []quad.Quad) *quadIndex {
 }
 
 func (g *quadIndex) objects(s quad.Value, p quad.IRI) []quad.Value { return g.sp[s][p] }
+
+// hasType reports whether s has rdf:type class.
+func (g *quadIndex) hasType(s quad.Value, class quad.IRI) bool {
+	for _, o := range g.sp[s][RDFType] {
+		if o == class {
+			return true
+		}
+	}
+	return false
+}
 
 func (g *quadIndex) object(s quad.Value, p quad.IRI) quad.Value {
 	if os := g.sp[s][p]; len(os) > 0 {

@@ -207,7 +207,15 @@ func (p *parser) line(b []byte) {
 		p.route.Reset()
 		p.route.Write(bytes.TrimPrefix(b, []byte(" ")))
 		p.sec = secRoute
-	case 'C':
+	case 'C', 'Q':
+		// "CCSD(T)= -0.75017760422D+02", "QCISD(T)= …": the archive at the
+		// end repeats them without a D exponent ("CCSD(T)=-75.0177604\RMSD=…").
+		if i := bytes.Index(t, []byte("(T)=")); i == 4 && bytes.HasPrefix(t, []byte("CCSD")) || i == 5 && bytes.HasPrefix(t, []byte("QCISD")) {
+			if bytes.LastIndexByte(t, 'D') > i+4 {
+				p.correlated(t, string(t[:i+3]), string(t[:i+3]))
+			}
+			return
+		}
 		switch {
 		case bytes.HasPrefix(t, []byte("Charge =")):
 			ch, ok1 := intAfter(t, "Charge =")
@@ -277,6 +285,18 @@ func (p *parser) line(b []byte) {
 			p.mulliken = nil
 		}
 	case 'D':
+		switch {
+		case bytes.HasPrefix(t, []byte("DEMP5 =")):
+			// "DEMP5 =  -0.11048812312D-02 MP5 =  -0.75017172926D+02"
+			p.correlated(t, " MP5", "MP5")
+		case bytes.HasPrefix(t, []byte("DE(Corr)=")):
+			// A coupled-cluster (or QCI) iteration: "DE(Corr)= -0.533548E-01
+			// E(CORR)=     -75.017683639     Delta=-3.61D-08"; the last
+			// one is the converged energy of the route's method without (T).
+			if m := ccBase(p.c.Method); m != "" {
+				p.correlated(t, "E(CORR)", m)
+			}
+		}
 		if bytes.HasPrefix(t, []byte("Dipole moment (field-independent basis, Debye):")) {
 			p.sec = secDipole
 		}
@@ -335,6 +355,18 @@ func (p *parser) line(b []byte) {
 		}
 	case 'E':
 		switch {
+		case bytes.HasPrefix(t, []byte("E2 ")) || bytes.HasPrefix(t, []byte("E2=")):
+			// " E2 =    -0.3795333610D-01 EUMP2 =    -0.75002282127454D+02"
+			p.correlated(t, "EUMP2", "MP2")
+		case bytes.HasPrefix(t, []byte("E3=")):
+			p.correlated(t, "EUMP3", "MP3")
+		case bytes.HasPrefix(t, []byte("E4(")):
+			// "E4(SDQ)=  -0.32127249D-02        UMP4(SDQ)=  -0.75016013656D+02"
+			for _, m := range [...]string{"DQ", "SDQ", "SDTQ"} {
+				if bytes.HasPrefix(t, []byte("E4("+m+")=")) {
+					p.correlated(t, "UMP4("+m+")", "MP4("+m+")")
+				}
+			}
 		case bytes.HasPrefix(t, []byte("Elapsed time:")):
 			if s, ok := dhms(t[len("Elapsed time:"):]); ok {
 				p.wall += s
@@ -411,10 +443,14 @@ func (p *parser) endRoute() {
 	orig := strings.Fields(strings.TrimLeft(route, "#pPnNtT "))
 	for _, tk := range orig {
 		i := strings.IndexByte(tk, '/')
-		if i <= 0 || strings.ContainsAny(tk[:i], "=(") {
+		if i <= 0 {
 			continue
 		}
-		p.c.Method = strings.ToUpper(tk[:i])
+		m, ok := routeMethod(tk[:i])
+		if !ok {
+			continue
+		}
+		p.c.Method = strings.ToUpper(m)
 		if p.c.BasisSet == "" {
 			b := tk[i+1:]
 			if j := strings.IndexByte(b, '/'); j >= 0 {
@@ -654,6 +690,60 @@ func (p *parser) finish() {
 	if n := len(c.Frequencies); n > 0 && len(c.IRIntensities) != n {
 		c.IRIntensities = nil
 	}
+}
+
+// routeMethod reads the method of a route's "method/basis" keyword:
+// parentheses belong to the name ("CCSD(T)", "MP4(SDQ)", "QCISD(T)"),
+// options inside them do not ("CIS(D,50-50,NStates=5)" is CIS(D)). A
+// keyword whose '/' is inside parentheses or after '=' ("iop(3/76=1)",
+// "scrf=(…)") is not a method (false).
+func routeMethod(m string) (string, bool) {
+	open := strings.IndexByte(m, '(')
+	if open < 0 {
+		return m, m != "" && !strings.ContainsRune(m, '=')
+	}
+	if open == 0 || strings.ContainsRune(m[:open], '=') || !strings.HasSuffix(m, ")") || strings.Count(m, "(") != 1 || strings.Count(m, ")") != 1 {
+		return "", false
+	}
+	opts := strings.Split(m[open+1:len(m)-1], ",")
+	if strings.ContainsRune(opts[0], '=') || opts[0] == "" {
+		return m[:open], true
+	}
+	return m[:open] + "(" + opts[0] + ")", true
+}
+
+// correlated records the total energy printed after "marker =" (or
+// "marker=") in t as that of the correlated method.
+func (p *parser) correlated(t []byte, marker, method string) {
+	i := bytes.Index(t, []byte(marker))
+	if i < 0 {
+		return
+	}
+	rest := bytes.TrimLeft(t[i+len(marker):], " ")
+	if len(rest) == 0 || rest[0] != '=' {
+		return
+	}
+	var buf [4][]byte
+	if fs := qm.Fields(rest[1:], buf[:0]); len(fs) > 0 {
+		if v, ok := qm.ParseFloat(fs[0]); ok {
+			p.c.SetCorrelated(method, v)
+		}
+	}
+}
+
+// ccBase names the iterated method of a coupled-cluster or QCI route
+// ("CCSD(T)" iterates CCSD, "QCISD(T)" QCISD), "" for other methods.
+func ccBase(method string) string {
+	m := strings.ToUpper(method)
+	for _, pre := range [...]string{"RO", "R", "U"} {
+		m = strings.TrimPrefix(m, pre)
+	}
+	m = strings.TrimSuffix(strings.TrimSuffix(m, "(T)"), "-T")
+	switch m {
+	case "CCSD", "QCISD", "CCD":
+		return m
+	}
+	return ""
 }
 
 // appendAfterDashes appends the numbers after "--" in t.

@@ -384,6 +384,15 @@ func (p *parser) line(b []byte) {
 		switch {
 		case bytes.HasPrefix(t, []byte("Total SCF energy")) || bytes.HasPrefix(t, []byte("Total DFT energy")):
 			p.scfEnergy(t)
+		case bytes.HasPrefix(t, []byte("Total MP2 energy")) || bytes.HasPrefix(t, []byte("Total CCSD energy:")) ||
+			bytes.HasPrefix(t, []byte("Total CCSD(T) energy:")):
+			// The MP2 module ("Total MP2 energy           -75.0023787")
+			// and the CCSD module ("Total MP2 energy:", "Total CCSD
+			// energy:", "Total CCSD(T) energy:").
+			method := string(bytes.TrimSuffix(bytes.Fields(t)[1], []byte(":")))
+			if v, ok := qm.FloatAfter(t, " energy"); ok {
+				c.SetCorrelated(method, v)
+			}
 		case bytes.HasPrefix(t, []byte("Task  times")):
 			st.taskDone = true
 			p.newTask = true
@@ -502,6 +511,9 @@ func (p *parser) line(b []byte) {
 	if p.tce && t[0] >= 'A' && t[0] <= 'Z' {
 		if i := bytes.Index(t, []byte(" total energy / hartree")); i > 0 && i < 24 && bytes.IndexByte(t[:i], ' ') < 0 {
 			st.method = string(t[:i])
+			if v, ok := qm.FloatAfter(t[i:], "="); ok {
+				c.SetCorrelated(st.method, v)
+			}
 		}
 	}
 	// Error banners: a rule, then "scf energy failed   0", "dft optimize failed  0".

@@ -124,7 +124,11 @@ type parser struct {
 	c      *qm.Calculation
 	sec    section
 	fields [][]byte
-	geom   qm.Geometry
+	// ccBlock: inside a COUPLED CLUSTER ENERGY block (its E(TOT) is the
+	// coupled-cluster energy).
+	ccBlock bool
+	ccTot   *float64 // the last such E(TOT)
+	geom    qm.Geometry
 
 	// echo holds the simple-input keywords of the last input echo, one
 	// list per job ($new_job starts the next); job is this parser's job
@@ -258,7 +262,11 @@ func (p *parser) line(b []byte) {
 		if bytes.HasPrefix(t, []byte("CARTESIAN COORDINATES (ANGSTROEM)")) {
 			p.sec = secGeom
 			p.geom = nil
+		} else if bytes.HasPrefix(t, []byte("COUPLED CLUSTER ENERGY")) {
+			p.ccBlock = true
 		}
+	case 'E':
+		p.correlated(t)
 	case 'S':
 		switch {
 		case bytes.HasPrefix(t, []byte("SCF ITERATIONS")):
@@ -346,6 +354,11 @@ func (p *parser) line(b []byte) {
 		}
 	case 'M':
 		switch {
+		case bytes.HasPrefix(t, []byte("MP2 TOTAL ENERGY:")):
+			// The MP2 module: "MP2 TOTAL ENERGY:      -74.999373815 Eh".
+			if v, ok := qm.FloatAfter(t, ":"); ok {
+				p.c.SetCorrelated("MP2", v)
+			}
 		case bytes.HasPrefix(t, []byte("Multiplicity ")) && bytes.Contains(t, []byte("....")):
 			if v, ok := intAfter(t, "...."); ok {
 				p.c.Multiplicity = qm.Int(v)
@@ -640,6 +653,14 @@ func (p *parser) finish() {
 		method = "HF"
 	}
 	c.Method = method
+	if p.ccTot != nil {
+		m := strings.ToUpper(strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(method), "dlpno-"), "ri-"))
+		if m = strings.TrimSuffix(strings.TrimSuffix(m, "(T1)"), "(T)"); m == "CCSD" || m == "QCISD" {
+			if _, ok := c.CorrelatedEnergyOf(m); !ok {
+				c.SetCorrelated(m, *p.ccTot)
+			}
+		}
+	}
 	if len(c.JobTypes) == 0 && (len(c.SCF) > 0 || len(keywords) > 0) {
 		c.AddJob(qm.JobEnergy)
 	}
@@ -662,6 +683,45 @@ func (p *parser) finish() {
 		if irOK {
 			c.IRIntensities = ir
 		}
+	}
+}
+
+// correlated reads the total energies of ORCA's MDCI module: "E(MP2)  =
+// -74.999374371   EC(MP2)= -0.0358" and "E(MP3)  = …" (MP3: total, then
+// correlation energy), "E(CCSD) ... -75.013487814" and "E(CCSD(T)) ...
+// -75.013556310" (after the triples), and a CCSD-only run's "E(TOT) ..."
+// in its COUPLED CLUSTER ENERGY block. The MDCI initial guess's "E(MP2)
+// ... -0.0358" (three dots) is a correlation energy, not a total: never
+// read (cclib reads it, and EC(MP2), as MP2 totals).
+func (p *parser) correlated(t []byte) {
+	var method, marker string
+	switch {
+	case bytes.HasPrefix(t, []byte("E(MP2)  =")):
+		method, marker = "MP2", "="
+	case bytes.HasPrefix(t, []byte("E(MP3)  =")):
+		method, marker = "MP3", "="
+	case bytes.HasPrefix(t, []byte("E(CCSD) ")):
+		method, marker = "CCSD", "..."
+	case bytes.HasPrefix(t, []byte("E(CCSD(T)) ")):
+		method, marker = "CCSD(T)", "..."
+	case bytes.HasPrefix(t, []byte("E(QCISD) ")):
+		method, marker = "QCISD", "..."
+	case bytes.HasPrefix(t, []byte("E(QCISD(T)) ")):
+		method, marker = "QCISD(T)", "..."
+	case p.ccBlock && bytes.HasPrefix(t, []byte("E(TOT) ")):
+		// "E(TOT)" of the COUPLED CLUSTER ENERGY block: the iterated
+		// method of the input's level of theory (CCSD for CCSD(T)).
+		// The input's keywords are read at the end (finish).
+		p.ccBlock = false
+		if v, ok := qm.FloatAfter(t, "..."); ok {
+			p.ccTot = qm.Float(v)
+		}
+		return
+	default:
+		return
+	}
+	if v, ok := qm.FloatAfter(t, marker); ok {
+		p.c.SetCorrelated(method, v)
 	}
 }
 

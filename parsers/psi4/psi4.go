@@ -215,6 +215,8 @@ const (
 )
 
 type parser struct {
+	// dfmp2: inside dfmp2's "DF-MP2 Energies" block.
+	dfmp2  bool
 	c      *qm.Calculation
 	sec    section
 	fields [][]byte
@@ -249,6 +251,53 @@ type parser struct {
 }
 
 func (p *parser) skipping() bool { return p.fd == findifSkip }
+
+// correlated reads the total energies of Psi4's correlated modules and
+// reports whether t was one: ccenergy's "* MP2 total energy = …", "* CCSD
+// total energy", "* CCSD(T) total energy" (and fnocc's QCISD, QCISD(T)),
+// occ's "MP2 Total Energy (a.u.)  : …" and "MP3 Total Energy (a.u.)",
+// and dfmp2's "Total Energy  = … [Eh]" in its "DF-MP2 Energies" block
+// (SCS variants are not kept).
+func (p *parser) correlated(t []byte) bool {
+	switch t[0] {
+	case '*':
+		i := bytes.Index(t, []byte(" total energy"))
+		if i < 3 {
+			return false
+		}
+		m := string(bytes.TrimSpace(t[1:i]))
+		if !qm.IsCorrelationMethod(m) {
+			return false
+		}
+		if v, ok := qm.FloatAfter(t[i:], "="); ok {
+			p.c.SetCorrelated(m, v)
+		}
+		return true
+	case 'M':
+		for _, m := range [...]string{"MP2", "MP3"} {
+			if bytes.HasPrefix(t, []byte(m+" Total Energy (a.u.)")) {
+				if v, ok := qm.FloatAfter(t, ":"); ok {
+					p.c.SetCorrelated(m, v)
+				}
+				return true
+			}
+		}
+	case '=':
+		if bytes.Contains(t, []byte("> DF-MP2 Energies <")) {
+			p.dfmp2 = true
+			return true
+		}
+	case 'T':
+		if p.dfmp2 && bytes.HasPrefix(t, []byte("Total Energy ")) {
+			p.dfmp2 = false
+			if v, ok := qm.FloatAfter(t, "="); ok {
+				p.c.SetCorrelated("MP2", v)
+			}
+			return true
+		}
+	}
+	return false
+}
 
 // startFindif marks the start of a finite-difference frequency run: the
 // SCF solutions of its displaced geometries are not kept.
@@ -318,6 +367,9 @@ func (p *parser) line(b []byte) {
 		return
 	}
 	if len(t) == 0 {
+		return
+	}
+	if !p.skipping() && p.correlated(t) {
 		return
 	}
 

@@ -47,6 +47,51 @@ type SCF struct {
 	Iterations int `json:"iterations,omitempty"`
 }
 
+// CorrelatedEnergy is the total energy (Eh) of one post-Hartree-Fock
+// method, named canonically: "MP2", "MP3", "MP4(DQ)", "MP4(SDQ)",
+// "MP4(SDTQ)", "MP5", "CCD", "CCSD", "CCSD(T)", "QCISD", "QCISD(T)",
+// "CISD" (correlationMethods).
+type CorrelatedEnergy struct {
+	Method string  `json:"method"`
+	Energy float64 `json:"energy_hartree"`
+}
+
+// correlationMethods are the canonical method names SetCorrelated keeps.
+var correlationMethods = map[string]bool{
+	"MP2": true, "MP3": true, "MP4(DQ)": true, "MP4(SDQ)": true, "MP4(SDTQ)": true, "MP5": true,
+	"CCD": true, "CCSD": true, "CCSD(T)": true, "CCSDT": true, "QCISD": true, "QCISD(T)": true, "CISD": true,
+}
+
+// IsCorrelationMethod reports whether name is a canonical correlated-method
+// name (see CorrelatedEnergy).
+func IsCorrelationMethod(name string) bool { return correlationMethods[name] }
+
+// SetCorrelated records the total energy e (Eh) of the correlated method
+// (a canonical name; others are ignored): a method printed again (the next
+// optimisation geometry, the next iteration's summary) replaces its value.
+func (c *Calculation) SetCorrelated(method string, e float64) {
+	if !correlationMethods[method] {
+		return
+	}
+	for i := range c.Correlated {
+		if c.Correlated[i].Method == method {
+			c.Correlated[i].Energy = e
+			return
+		}
+	}
+	c.Correlated = append(c.Correlated, CorrelatedEnergy{Method: method, Energy: e})
+}
+
+// CorrelatedEnergyOf returns the recorded energy of method, if any.
+func (c *Calculation) CorrelatedEnergyOf(method string) (float64, bool) {
+	for _, x := range c.Correlated {
+		if x.Method == method {
+			return x.Energy, true
+		}
+	}
+	return 0, false
+}
+
 // Optimization summarises a geometry optimisation.
 type Optimization struct {
 	// Converged is true if the program reported a converged stationary point.
@@ -150,9 +195,14 @@ type Calculation struct {
 	// invent coordinates.
 	AtomicNumbers []int `json:"atomic_numbers,omitempty"`
 	// SCF lists every SCF solution in order; the last one with an energy is the final SCF energy.
-	SCF          []SCF         `json:"scf,omitempty"`
-	Optimization *Optimization `json:"optimization,omitempty"`
-	Orbitals     *Orbitals     `json:"orbitals,omitempty"`
+	SCF []SCF `json:"scf,omitempty"`
+	// Correlated are the total energies of the post-Hartree-Fock methods
+	// the log reports (MP2, MP3, MP4(SDQ), CCSD, CCSD(T), ...), one per
+	// method in the order first printed, each the method's last printed
+	// value (the final geometry's); nil if none. See SetCorrelated.
+	Correlated   []CorrelatedEnergy `json:"correlated_energies,omitempty"`
+	Optimization *Optimization      `json:"optimization,omitempty"`
+	Orbitals     *Orbitals          `json:"orbitals,omitempty"`
 	// MullikenCharges per atom (e), from the last population analysis.
 	MullikenCharges []float64 `json:"mulliken_charges,omitempty"`
 	Dipole          *Dipole   `json:"dipole_debye,omitempty"`

@@ -53,6 +53,9 @@ func Group(steps []*Calculation) *Calculation {
 			g.Geometries = append(g.Geometries, geom)
 		}
 		g.SCF = append(g.SCF, s.SCF...)
+		for _, x := range s.Correlated {
+			g.SetCorrelated(x.Method, x.Energy)
+		}
 		if s.Optimization != nil {
 			g.Optimization = s.Optimization
 		}
