@@ -21,7 +21,7 @@ import (
 // (e.g. a copy of the bench-sparql store of 100,000 drug-like molecules;
 // skipped without it), its columns and value column built first, as the
 // server has them. BENCH_QUERIES (a regexp over the file names) picks
-// queries; BENCH_PARALLEL=1 runs each query alternately without and with
+// queries, BENCH_QUERY_DIR reads them from another directory; BENCH_PARALLEL=1 runs each query alternately without and with
 // NumCPU-1 helpers (name/seq-vs-par: median wall times and their ratio,
 // helper batches per run). For profiles of the engine without
 // HTTP (-cpuprofile); make bench-sparql is the benchmark.
@@ -30,7 +30,11 @@ func BenchmarkBenchStore(b *testing.B) {
 	if dir == "" {
 		b.Skip("MOLGRAPH_BENCH_SPARQL_DIR not set")
 	}
-	files, err := filepath.Glob("../../bench/sparql/*.rq")
+	qdir := os.Getenv("BENCH_QUERY_DIR")
+	if qdir == "" {
+		qdir = "../../bench/sparql"
+	}
+	files, err := filepath.Glob(filepath.Join(qdir, "*.rq"))
 	if err != nil || len(files) == 0 {
 		b.Fatal("no bench/sparql/*.rq", err)
 	}

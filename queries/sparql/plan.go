@@ -350,7 +350,8 @@ func pathBaseLink(p pathExpr) (quad.IRI, bool) {
 // planBGP orders the patterns greedily: the next pattern is the connected
 // one (sharing a bound variable) with the lowest estimated cost, where each
 // bound position divides the estimate (subject by 1000, object by 100,
-// predicate by 10). Filters run right after the step that binds their last
+// predicate by 10), except that a pattern keyed by its object alone costs
+// its mean fan-out from that object when the columns' statistics give it. Filters run right after the step that binds their last
 // variable.
 func (ex *exec) planBGP(ctx context.Context, b *nBGP, bound varSet, filters []pushed) *bgpPlan {
 	n := len(b.pats)
@@ -377,7 +378,19 @@ func (ex *exec) planBGP(ctx context.Context, b *nBGP, bound varSet, filters []pu
 				conn = true
 			}
 			if tp.o.isVar() && bnd.has(tp.o.slot) {
-				cost /= 100
+				if sb := tp.s.isVar() && bnd.has(tp.s.slot); !sb && isBound(tp.p) {
+					// Keyed by its object alone: the rows one object
+					// gives, when the columns have statistics (a
+					// molecule's QED value is shared by a few, its heavy
+					// atom count by thousands, both 100,000 triples).
+					if f, ok := ex.fanout(tp, false, true); ok {
+						cost = f
+					} else {
+						cost /= 100
+					}
+				} else {
+					cost /= 100
+				}
 				conn = true
 			}
 			if tp.path == nil && tp.p.isVar() && bnd.has(tp.p.slot) {
