@@ -752,14 +752,14 @@ func (v *View) MatchTriplesIDs(ctx context.Context, p Pattern, skip [3]bool, fn 
 // NumericRangeTriplesIDs is NumericRangeTriples that also passes the ids
 // of each triple's terms; the subject is not decoded (left nil) when
 // skipSubject is set.
-func (v *View) NumericRangeTriplesIDs(ctx context.Context, pred quad.IRI, r Range, skipSubject bool, fn func(quad.Quad, [3]uint64) error) error {
+func (v *View) NumericRangeTriplesIDs(ctx context.Context, pred quad.IRI, r Range, skipSubject, skipObject bool, fn func(quad.Quad, [3]uint64) error) error {
 	if v.nv == nil {
 		return ErrNoIDs
 	}
 	if v.s.closed.Load() {
 		return ErrClosed
 	}
-	opt := quadstore.MatchOptions{Triples: true, Skip: [4]bool{skipSubject}}
+	opt := quadstore.MatchOptions{Triples: true, Skip: [4]bool{skipSubject, false, skipObject}}
 	return v.nv.NumericRangeIDs(ctx, pred, quadRange(r), opt, func(q quad.Quad, id [4]uint64) error {
 		return fn(q, [3]uint64{id[0], id[1], id[2]})
 	})

@@ -379,8 +379,9 @@ func (v *View) NumericRange(ctx context.Context, predicate quad.Value, r Range, 
 }
 
 // NumericRangeIDs is NumericRange that also passes the ids of each quad's
-// terms (0 for the label with opt.Triples). It decodes every object (the
-// range check needs it); opt.Skip can spare the subject and label.
+// terms (0 for the label with opt.Triples). opt.Skip can spare the
+// subject, the object (decoded only at the range's ends, where the check
+// needs it) and the label.
 func (v *View) NumericRangeIDs(ctx context.Context, predicate quad.Value, r Range, opt MatchOptions, fn func(quad.Quad, [4]uint64) error) error {
 	if v.closed || v.s.closed.Load() {
 		return ErrClosed
@@ -431,17 +432,23 @@ func (v *View) NumericRangeIDs(ctx context.Context, predicate quad.Value, r Rang
 			}
 			prevS, prevO, havePrev = sid, oid, true
 		}
-		obj, err := v.name(oid)
-		if err != nil {
-			return fmt.Errorf("numeric range: %w", err)
+		var obj quad.Value
+		edge := c == 0 || bytes.Equal(f, loF)
+		if !opt.Skip[2] || edge {
+			if obj, err = v.name(oid); err != nil {
+				return fmt.Errorf("numeric range: %w", err)
+			}
 		}
-		if c == 0 || bytes.Equal(f, loF) {
+		if edge {
 			num, ok := numericOf(obj)
 			if !ok || !r.contains(num) {
 				continue
 			}
 		}
-		out := quad.Quad{Predicate: predicate, Object: obj}
+		out := quad.Quad{Predicate: predicate}
+		if !opt.Skip[2] {
+			out.Object = obj
+		}
 		if !opt.Skip[0] {
 			if out.Subject, err = v.name(sid); err != nil {
 				return fmt.Errorf("numeric range: %w", err)

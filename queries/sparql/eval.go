@@ -140,8 +140,12 @@ type exec struct {
 	hashes   map[hashKey]*hashTable
 	// hashed: the hash tables of EXISTS, OPTIONAL and join right sides
 	// (exists.go).
-	hashed        map[memoKey]*hashState
-	detIdx        map[memoKey]*hashState
+	hashed map[memoKey]*hashState
+	detIdx map[memoKey]*hashState
+	// idSets: the id sets of EXISTS patterns (existsIDs), scopes
+	// inScopeVars per node.
+	idSets        map[idSetKey]*idSetState
+	scopes        map[node]varSet
 	noHashedRight bool
 	// subst is the solution substituted into the pattern of the EXISTS
 	// being evaluated (nil: none; see evalExists), targets caches
@@ -267,7 +271,7 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 	ex := &exec{ctx: ctx, src: src, q: q, nvars: len(q.vars),
 		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{}, targets: map[node]varSet{},
 		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
-		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, hashed: map[memoKey]*hashState{}, detIdx: map[memoKey]*hashState{}, now: opts.Now,
+		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, hashed: map[memoKey]*hashState{}, detIdx: map[memoKey]*hashState{}, idSets: map[idSetKey]*idSetState{}, scopes: map[node]varSet{}, now: opts.Now,
 		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}, unused: unusedVars(q), joinOnly: joinOnlyVars(q)}
 	if !opts.noFold {
 		ex.foldable = valueVars(q)
@@ -489,7 +493,7 @@ type TripleMatcher interface {
 type idSource interface {
 	TermID(t quad.Value) (uint64, error)
 	MatchTriplesIDs(ctx context.Context, p graph.Pattern, skip [3]bool, fn func(quad.Quad, [3]uint64) error) error
-	NumericRangeTriplesIDs(ctx context.Context, pred quad.IRI, r graph.Range, skipSubject bool, fn func(quad.Quad, [3]uint64) error) error
+	NumericRangeTriplesIDs(ctx context.Context, pred quad.IRI, r graph.Range, skipSubject, skipObject bool, fn func(quad.Quad, [3]uint64) error) error
 	HasColumns() bool
 	MatchTriplesBoundIDs(ctx context.Context, bound [3]uint64, skip [3]bool, fn func(t [3]quad.Value, id [3]uint64) error) (bool, error)
 	Term(id uint64) (quad.Value, error)

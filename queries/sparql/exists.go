@@ -1,6 +1,7 @@
 package sparql
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -468,6 +469,9 @@ func (ex *exec) aloneCost(n node) float64 {
 // existsHashed evaluates EXISTS { p } for r by a probe when hashedRight
 // chooses it; handled is false otherwise.
 func (ex *exec) existsHashed(p node, g gctx, r row) (found, handled bool, err error) {
+	if found, handled, err = ex.existsIDs(p, g, r); handled || err != nil {
+		return found, handled, err
+	}
 	ix := ex.hashedRight(p, g)
 	if ix == nil {
 		return false, false, nil
@@ -589,4 +593,145 @@ func (ex *exec) bgpAloneCost(b *nBGP) float64 {
 		}
 	}
 	return max(c, 0)
+}
+
+// EXISTS by ids. When the only variable of P an outer solution binds is a
+// shared id variable (shared.go) bound to an id, the common "this
+// molecule has / has no validation message", EXISTS { P } is "P alone
+// binds it to that id" (P substitution-invariant, as for the hashed
+// joins): P alone is streamed once into the set of the ids it binds the
+// variable to (not materialized as rows, nor indexed by signature, nor
+// decoded), and each outer solution is one set lookup. A solution of P
+// that leaves the variable unbound is compatible with every outer
+// solution (any). The choice between lookups and the set is hashedRight's
+// ski-rental rule; a solution of P binding the variable to a term
+// without an id, or a set past the memory budget, turns this off and the
+// general paths go on.
+
+// idSetState is the set of one EXISTS pattern's ids for one variable in
+// one active graph.
+type idSetState struct {
+	lookups int
+	cost    float64
+	off     bool
+	built   bool
+	any     bool
+	ids     map[uint64]struct{}
+}
+
+type idSetKey struct {
+	memoKey
+	slot int
+}
+
+// existsIDs evaluates EXISTS { p } for r by ids when that applies (see
+// above); handled is false otherwise.
+func (ex *exec) existsIDs(p node, g gctx, r row) (found, handled bool, err error) {
+	if ex.sharedIDs == nil || g.gvar >= 0 || ex.noHashedRight {
+		return false, false, nil
+	}
+	vars := ex.scopeOf(p)
+	v := -1
+	for s := range vars {
+		if s < len(r) && r[s] != nil {
+			if v >= 0 {
+				return false, false, nil
+			}
+			v = s
+		}
+	}
+	if v < 0 || !ex.sharedIDs[v] {
+		return false, false, nil
+	}
+	id, ok := r[v].(idTerm)
+	if !ok {
+		return false, false, nil
+	}
+	k := idSetKey{memoKey{n: p, label: g.label, named: g.named}, v}
+	st := ex.idSets[k]
+	if st == nil {
+		st = &idSetState{}
+		ex.idSets[k] = st
+		if !ex.substInvariant(p) {
+			st.off = true
+		} else if st.cost = ex.aloneCost(p); st.cost > hashMaxTriples {
+			st.off = true
+		}
+	}
+	if st.off {
+		return false, false, nil
+	}
+	if !st.built {
+		st.lookups++
+		if float64(st.lookups)*hashSeekCost*float64(patternCount(p)) < st.cost {
+			return false, false, nil
+		}
+		if err := ex.buildIDSet(p, g, v, st); err != nil {
+			return false, true, err
+		}
+		if st.off {
+			return false, false, nil
+		}
+	}
+	if st.any {
+		return true, true, nil
+	}
+	_, found = st.ids[id.id]
+	return found, true, nil
+}
+
+// buildIDSet streams p's solutions alone into st's set of the ids they
+// bind slot v to; st.off when one binds it to a term without an id or the
+// set outgrows the memory budget (what it charged is then returned).
+func (ex *exec) buildIDSet(p node, g gctx, v int, st *idSetState) error {
+	saved := ex.subst
+	ex.subst = nil
+	defer func() { ex.subst = saved }()
+	ids := map[uint64]struct{}{}
+	charged := 0
+	stop := errors.New("stop")
+	err := ex.eval(p, g, make(row, ex.nvars), func(b row) error {
+		if err := ex.tick(); err != nil {
+			return err
+		}
+		switch t := b[v].(type) {
+		case nil:
+			st.any = true
+			return errStop
+		case idTerm:
+			if _, ok := ids[t.id]; ok {
+				return nil
+			}
+			if !ex.fits(mapEntryBytes + 8) {
+				return stop
+			}
+			ids[t.id] = struct{}{}
+			charged += mapEntryBytes + 8
+			return ex.alloc(mapEntryBytes + 8)
+		}
+		return stop
+	})
+	switch {
+	case err == errStop:
+	case err == stop:
+		ex.free(charged)
+		st.off = true
+		return nil
+	case err != nil:
+		ex.free(charged)
+		return err
+	}
+	st.ids, st.built = ids, true
+	return nil
+}
+
+// scopeOf is inScopeVars of n, cached per execution.
+func (ex *exec) scopeOf(n node) varSet {
+	if s, ok := ex.scopes[n]; ok {
+		return s
+	}
+	s := varSet{}
+	inScopeVars(n, s)
+	ex.scopes[n] = s
+	return s
 }

@@ -287,7 +287,11 @@ func (ex *exec) matchRange(tp *triplePat, rg graph.Range, g gctx, r row, rid []u
 		// the ids of its terms.
 		var cbErr error
 		sharedS := ex.sharedIDs != nil && ex.sharedIDs[s]
-		err := ex.idm.NumericRangeTriplesIDs(ex.ctx, p, rg, sharedS, func(q quad.Quad, id [3]uint64) error {
+		// A value-read object (folded.go) is bound to its id, and not
+		// decoded: the filters that chose the range read its number
+		// from the value column.
+		idO := ex.idBound(o)
+		err := ex.idm.NumericRangeTriplesIDs(ex.ctx, p, rg, sharedS, idO, func(q quad.Quad, id [3]uint64) error {
 			if err := ex.tick(); err != nil {
 				cbErr = err
 				return err
@@ -300,7 +304,7 @@ func (ex *exec) matchRange(tp *triplePat, rg graph.Range, g gctx, r row, rid []u
 			if sharedS {
 				r[s] = idTerm{id[0]}
 			}
-			if ex.sharedIDs != nil && ex.sharedIDs[o] {
+			if idO {
 				r[o] = idTerm{id[2]}
 			}
 			cbErr = next()

@@ -322,6 +322,8 @@ func (ex *exec) estimate(ctx context.Context, tp *triplePat) float64 {
 				e = float64(n) * 2
 			}
 		}
+	} else if n, ok := ex.columnCount(tp); ok {
+		e = n
 	} else {
 		c := tp.constants()
 		pat := graph.Pattern{Subject: c[0], Predicate: c[1], Object: c[2]}
@@ -333,6 +335,42 @@ func (ex *exec) estimate(ctx context.Context, tp *triplePat) float64 {
 	}
 	ex.est[tp] = e
 	return e
+}
+
+// columnCount counts the triples of a pattern with a constant predicate
+// and exactly one constant of subject and object in the columns (a binary
+// search), where the store's estimate would scan its index up to 10,000
+// keys (6 ms of bench query 23's 38 for "?m a mg:Molecule"); ok is false
+// without columns or for other shapes.
+func (ex *exec) columnCount(tp *triplePat) (float64, bool) {
+	cs, ok := ex.idm.(cursorSource)
+	if !ok || !ex.cols || tp.p.isVar() || tp.s.isVar() == tp.o.isVar() {
+		return 0, false
+	}
+	p, ok := tp.p.v.(quad.IRI)
+	if !ok {
+		return 0, false
+	}
+	key := tp.s.v
+	if tp.s.isVar() {
+		key = tp.o.v
+	}
+	pid, err := ex.idm.TermID(p)
+	if err != nil {
+		return 0, false
+	}
+	kid, err := ex.idm.TermID(key)
+	if err != nil {
+		return 0, false
+	}
+	if pid == 0 || kid == 0 {
+		return 0, true
+	}
+	c := cs.ColumnCursor(pid, !tp.s.isVar())
+	if c == nil {
+		return 0, false
+	}
+	return float64(len(c.Seek(kid))), true
 }
 
 func pathBaseLink(p pathExpr) (quad.IRI, bool) {
