@@ -62,7 +62,7 @@ func qmSchemas() map[string]Schema {
 				"energies": Schema{"type": "object", "description": "Total energies in hartree; absent ones omitted.", "properties": Schema{
 					"scf_hartree": num, "scf_steps_hartree": nums, "zpe_hartree": num, "enthalpy_hartree": num, "gibbs_hartree": num,
 					"correlated_hartree": Schema{"type": "object", "additionalProperties": num,
-						"description": "Total energies of the post-Hartree-Fock methods the log reports, by method (MP2, MP3, MP4(DQ), MP4(SDQ), MP4(SDTQ), MP5, CCD, CCSD, CCSD(T), CCSDT, QCISD, QCISD(T), CISD); lower orders printed on the way are included."}}},
+						"description": "Total energies of the post-Hartree-Fock methods the log reports, by method (MP2, MP3, MP4(DQ), MP4(SDQ), MP4(SDTQ), MP5, CCD, CCSD, CCSD(T), CCSDT, QCISD, QCISD(T), CISD, OMP2, OMP3); lower orders printed on the way are included."}}},
 				"optimization":             Schema{"type": "object", "additionalProperties": true},
 				"frequencies":              Schema{"type": "object", "additionalProperties": true},
 				"orbitals":                 Schema{"type": "object", "additionalProperties": true},

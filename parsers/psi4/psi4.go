@@ -138,17 +138,20 @@ func (s *stepper) callDone(t []byte) bool {
 }
 
 // correlated returns the correlated method (upper case: "MP2", "SAPT0",
-// "CCSD(T)") that every driver call of the input names, or "".
+// "CCSD(T)") of the input's last driver call, or "" if that call is not
+// correlated. The calls of an unsplit input run in one calculation whose
+// final results are the last call's: energy('scf') then energy('mp2') is
+// an MP2 calculation, energy('cisd') then energy('casscf') a CASSCF one
+// (both were labelled HF, their reference).
 func (s *stepper) correlated() string {
-	if len(s.calls) == 0 || !reCorrelated.MatchString(s.calls[0].method) || len(s.calls[0].method) > 40 {
+	if len(s.calls) == 0 {
 		return ""
 	}
-	for _, c := range s.calls[1:] {
-		if c.method != s.calls[0].method {
-			return ""
-		}
+	last := s.calls[len(s.calls)-1].method
+	if !reCorrelated.MatchString(last) || len(last) > 40 {
+		return ""
 	}
-	return strings.ToUpper(s.calls[0].method)
+	return strings.ToUpper(last)
 }
 
 func (s *stepper) endStep() {
@@ -216,7 +219,11 @@ const (
 
 type parser struct {
 	// dfmp2: inside dfmp2's "DF-MP2 Energies" block.
-	dfmp2  bool
+	dfmp2 bool
+	// occOptimized: occ's MP2 block is of orbital-optimized MOs.
+	occOptimized bool
+	// iterN is the number of the last SCF iteration row (-1: none).
+	iterN  int
 	c      *qm.Calculation
 	sec    section
 	fields [][]byte
@@ -252,6 +259,25 @@ type parser struct {
 
 func (p *parser) skipping() bool { return p.fd == findifSkip }
 
+// iterNumber reads the iteration number of an SCF iteration row
+// ("@DF-RHF iter   6:" -> 6; "@RHF iter SAD:" -> 0), -1 if there is none.
+func iterNumber(t []byte, buf [][]byte) int {
+	fs := qm.Fields(t, buf[:0])
+	for i := 0; i+1 < len(fs); i++ {
+		if string(fs[i]) == "iter" {
+			f := bytes.TrimSuffix(fs[i+1], []byte(":"))
+			if string(f) == "SAD" {
+				return 0
+			}
+			if n, ok := qm.ParseInt(f); ok && n >= 0 && n < 1<<20 {
+				return int(n)
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
 // correlated reads the total energies of Psi4's correlated modules and
 // reports whether t was one: ccenergy's "* MP2 total energy = …", "* CCSD
 // total energy", "* CCSD(T) total energy" (and fnocc's QCISD, QCISD(T)),
@@ -261,6 +287,9 @@ func (p *parser) skipping() bool { return p.fd == findifSkip }
 func (p *parser) correlated(t []byte) bool {
 	switch t[0] {
 	case '*':
+		// ccenergy "* CCSD total energy                     =  -75.0177",
+		// fnocc "* QCISD total energy:                  -76.2358" and
+		// "* QCISD(T) total energy                 -76.2390".
 		i := bytes.Index(t, []byte(" total energy"))
 		if i < 3 {
 			return false
@@ -269,12 +298,38 @@ func (p *parser) correlated(t []byte) bool {
 		if !qm.IsCorrelationMethod(m) {
 			return false
 		}
-		if v, ok := qm.FloatAfter(t[i:], "="); ok {
+		if v, ok := qm.FloatAfter(t[i:], " energy"); ok {
 			p.c.SetCorrelated(m, v)
 		}
 		return true
+	case 'C':
+		// occ prints its MP2 block twice for orbital-optimized methods:
+		// "Computing MP2 energy using SCF MOs (Canonical MP2)..." and,
+		// after the OMP2 iterations, "Computing MP2 energy using optimized
+		// MOs...", whose "MP2 Total Energy" is the OMP2 energy.
+		if bytes.HasPrefix(t, []byte("Computing MP2 energy using optimized MOs")) {
+			p.occOptimized = true
+			return true
+		}
+		if bytes.HasPrefix(t, []byte("Computing MP2 energy using SCF MOs")) {
+			p.occOptimized = false
+			return true
+		}
+	case 'O':
+		// occ: "OMP2 Total Energy (a.u.)           :   -76.2316759791".
+		for _, m := range [...]string{"OMP2", "OMP3"} {
+			if bytes.HasPrefix(t, []byte(m+" Total Energy (a.u.)")) {
+				if v, ok := qm.FloatAfter(t, ":"); ok {
+					p.c.SetCorrelated(m, v)
+				}
+				return true
+			}
+		}
 	case 'M':
 		for _, m := range [...]string{"MP2", "MP3"} {
+			if p.occOptimized {
+				break
+			}
 			if bytes.HasPrefix(t, []byte(m+" Total Energy (a.u.)")) {
 				if v, ok := qm.FloatAfter(t, ":"); ok {
 					p.c.SetCorrelated(m, v)
@@ -377,6 +432,19 @@ func (p *parser) line(b []byte) {
 	case '@':
 		switch {
 		case bytes.Contains(t, []byte(" iter ")):
+			// "@DF-RHF iter   6:   -76.0509861231   -2.1e-06 …": an
+			// iteration number not above the last one starts a new SCF;
+			// the one before ended without "Final Energy" (Psi4 raised
+			// SCFConvergenceError, which the input may catch and go on:
+			// it was counted as one SCF with both iteration counts).
+			n := iterNumber(t, p.fields)
+			if p.scfPending && n >= 0 && n <= p.iterN {
+				if !p.skipping() {
+					p.c.SCF = append(p.c.SCF, qm.SCF{Converged: false, Iterations: p.scfIters})
+				}
+				p.scfPending = false
+			}
+			p.iterN = n
 			if !p.scfPending {
 				p.scfPending, p.scfConv, p.scfIters = true, false, 0
 				if p.fd == findifFirst && p.fdHaveSCF {

@@ -50,7 +50,7 @@ type SCF struct {
 // CorrelatedEnergy is the total energy (Eh) of one post-Hartree-Fock
 // method, named canonically: "MP2", "MP3", "MP4(DQ)", "MP4(SDQ)",
 // "MP4(SDTQ)", "MP5", "CCD", "CCSD", "CCSD(T)", "QCISD", "QCISD(T)",
-// "CISD" (correlationMethods).
+// "CISD", "OMP2", "OMP3" (correlationMethods).
 type CorrelatedEnergy struct {
 	Method string  `json:"method"`
 	Energy float64 `json:"energy_hartree"`
@@ -60,6 +60,7 @@ type CorrelatedEnergy struct {
 var correlationMethods = map[string]bool{
 	"MP2": true, "MP3": true, "MP4(DQ)": true, "MP4(SDQ)": true, "MP4(SDTQ)": true, "MP5": true,
 	"CCD": true, "CCSD": true, "CCSD(T)": true, "CCSDT": true, "QCISD": true, "QCISD(T)": true, "CISD": true,
+	"OMP2": true, "OMP3": true,
 }
 
 // IsCorrelationMethod reports whether name is a canonical correlated-method

@@ -3,6 +3,8 @@ package qm_test
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,6 +92,10 @@ func FuzzDetect(f *testing.F) {
 			data := qmtest.Read(f, rel)
 			f.Add(data[:min(len(data), 4096)])
 		}
+	}
+	// xtb's g98.out: a Gaussian banner over a file that is refused.
+	if data, err := os.ReadFile(filepath.Join("..", "xtb", "testdata", "heldout", "water_hess.g98.out")); err == nil {
+		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := qm.Detect(b)

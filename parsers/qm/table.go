@@ -49,8 +49,8 @@ func (t Table) Parse(r io.Reader, program string) (*Calculation, error) {
 		}
 		// An explicit program names a log whose banner was not recognised;
 		// it does not override the checks for empty and binary input, nor
-		// a banner of another program.
-		if derr != nil && !errors.Is(derr, ErrUnsupportedLog) {
+		// a banner of another program, nor xtb's g98.out.
+		if derr != nil && (!errors.Is(derr, ErrUnsupportedLog) || errors.Is(derr, errXTBG98)) {
 			return nil, fmt.Errorf("qm: parse: %w", derr)
 		}
 		if derr == nil && detected != p {

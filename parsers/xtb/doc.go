@@ -16,7 +16,10 @@
 //     of each optimisation cycle, one per geometry: the first cycle
 //     re-evaluates the starting geometry and is not repeated, and the final
 //     single point replaces the last cycle's rounded energy with its full
-//     precision. GFN-FF energies are evaluations without an SCC: they count
+//     precision; the closing "| TOTAL ENERGY" box, when within 1e-6 Eh of
+//     the last SCF (after --ohess with ALPB it is the Hessian's reference
+//     evaluation, 4.5e-9 Eh off), replaces it, so that enthalpy and free
+//     energy minus the final energy are xtb's thermal corrections. GFN-FF energies are evaluations without an SCC: they count
 //     as converged. An SCC cut short ("cannot be satisfied within n
 //     iterations") is an unconverged SCF without energy.
 //   - Orbital energies come from the "Energy/Eh" column of the orbital table,

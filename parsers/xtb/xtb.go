@@ -284,6 +284,17 @@ func (p *parser) line(b []byte) {
 			if c.Method == "" {
 				c.Method = "GFN-FF"
 			}
+		case bytes.HasPrefix(t, []byte("| TOTAL ENERGY")):
+			// The run's closing box: the final energy xtb reports. After
+			// a Hessian with implicit solvent (--ohess --alpb) it is the
+			// Hessian's reference evaluation, a few 1e-9 Eh from the last
+			// SCC summary, and TOTAL ENTHALPY and FREE ENERGY add to it:
+			// the last SCF's energy becomes it (the same geometry).
+			if v, ok := qm.FloatAfter(t, "ENERGY"); ok && len(c.SCF) > 0 {
+				if last := c.SCF[len(c.SCF)-1].Energy; last != nil && math.Abs(*last-v) < 1e-6 {
+					c.SCF[len(c.SCF)-1].Energy = qm.Float(v)
+				}
+			}
 		case bytes.HasPrefix(t, []byte("| TOTAL ENTHALPY")):
 			if v, ok := qm.FloatAfter(t, "ENTHALPY"); ok {
 				c.Thermo.Enthalpy = qm.Float(v)

@@ -72,10 +72,13 @@ func Fuzz(f *testing.F, folder string, parse ParseFunc) {
 		f.Add(data[:min(len(data), 20000)])
 		f.Add(data[max(0, len(data)-20000):])
 	}
-	// The package's own logs (testdata/generated, testdata/cclib), if any.
-	own, _ := filepath.Glob(filepath.Join("testdata", "generated", "*.out"))
-	more, _ := filepath.Glob(filepath.Join("testdata", "cclib", "*.out"))
-	own = append(own, more...)
+	// The package's own logs (testdata/generated, testdata/cclib,
+	// testdata/heldout with xtb's g98.out files), if any.
+	var own []string
+	for _, pat := range []string{"generated/*.out", "cclib/*.out", "cclib/*.log", "heldout/*.out"} {
+		more, _ := filepath.Glob(filepath.Join("testdata", filepath.FromSlash(pat)))
+		own = append(own, more...)
+	}
 	for _, path := range own {
 		data, err := os.ReadFile(path)
 		if err != nil {
