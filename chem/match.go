@@ -50,30 +50,36 @@ func (q *Query) matchEngines(mols [][]byte) (fast, rdkit []byte, err error) {
 
 // Summary is what a MolSet knows of a held molecule for the search
 // index's screen (mg::Summary in mg_match.h): counts of its atoms by kind
-// (element, aromatic, on a cycle; 4 bits each, saturated at 15) and bits
-// for the kinds of its bonds between atoms that are not both carbons.
-// UnknownSummary (all ones) passes every Need.
-type Summary [2]uint64
+// (element, aromatic, on a cycle; 4 bits each, saturated at 15), bits
+// for the kinds of its bonds between atoms that are not both carbons, and
+// bit L for each length L of a simple cycle of its graph (63 for 63 or
+// more). UnknownSummary (all ones) passes every Need.
+type Summary [SummaryWords]uint64
+
+// SummaryWords is the length of a Summary.
+const SummaryWords = 3
 
 const unknownWord = ^uint64(0)
 
 // UnknownSummary returns the Summary that passes every Need.
-func UnknownSummary() Summary { return Summary{unknownWord, unknownWord} }
+func UnknownSummary() Summary { return Summary{unknownWord, unknownWord, unknownWord} }
 
 // Summary returns the Summary of the molecule in slot (UnknownSummary if
 // the set holds none there).
 func (m *MolSet) Summary(slot int32) Summary {
-	var out [2]C.uint64_t
+	var out [SummaryWords]C.uint64_t
 	C.mg_molset_summary(m.s, C.int32_t(slot), &out[0])
-	return Summary{uint64(out[0]), uint64(out[1])}
+	return Summary{uint64(out[0]), uint64(out[1]), uint64(out[2])}
 }
 
 // Need is what a molecule must have, as its Summary tells, to contain a
-// query: at least so many atoms of some kinds, and one bond of some bond
-// kinds. A screen before matching: a molecule that fails it has no match.
+// query: at least so many atoms of some kinds, one bond of some bond
+// kinds, simple cycles of some lengths. A screen before matching: a
+// molecule that fails it has no match.
 type Need struct {
-	atoms []uint64 // kind mask | count << 16
-	bonds []uint64 // bond bits, one of which must be set
+	atoms  []uint64 // kind mask | count << 16
+	bonds  []uint64 // bond bits, one of which must be set
+	cycles uint64   // cycle lengths, all of which must be present
 }
 
 // needWords bounds the requirements taken from one query (more are left
@@ -87,7 +93,7 @@ const needWords = 128
 func (m *Matcher) Need(set *MolSet) *Need {
 	var out [needWords]C.uint64_t
 	w := int(C.mg_molset_need(set.s, m.m, &out[0], needWords))
-	if w < 2 {
+	if w < 3 {
 		return nil
 	}
 	words := make([]uint64, w)
@@ -98,7 +104,10 @@ func (m *Matcher) Need(set *MolSet) *Need {
 	n := &Need{atoms: words[1 : 1+k]}
 	b := int(words[1+k])
 	n.bonds = words[2+k : 2+k+b]
-	if len(n.atoms)+len(n.bonds) == 0 {
+	if len(words) > 2+k+b {
+		n.cycles = words[2+k+b]
+	}
+	if len(n.atoms)+len(n.bonds) == 0 && n.cycles == 0 {
 		return nil
 	}
 	return n
@@ -106,6 +115,9 @@ func (m *Matcher) Need(set *MolSet) *Need {
 
 // Pass reports whether a molecule with Summary s may contain the query.
 func (n *Need) Pass(s Summary) bool {
+	if s[2]&n.cycles != n.cycles {
+		return false
+	}
 	for _, b := range n.bonds {
 		if s[1]&b == 0 {
 			return false

@@ -83,6 +83,10 @@ func TestNeedKeepsEveryMatch(t *testing.T) {
 		"N1CCNCC1", "C1CCOC1", "[#7;R]", "[#8]~[#6]~[#8]", "[Se,Te]", "[B,Si,P]", "[#1]", "[Na,K]", "[Cl]C[Cl]",
 		"C(F)(F)(F)C(F)(F)C(F)(F)C(F)(F)C(F)(F)F", "CCCCCCCCCCCCCCCCC", "S.S", "c1ccsc1", "o1cccc1", "[n+]", "P(=O)(O)O", "N#N", "[I]", "C=N", "S-S",
 		"[#7]1~[#6]~[#6]~[#7]~[#6]~[#6]~1", "*1~*~*~*~*~*~1", "[!#6;R]@[!#6;R]", "[CH2]1[CH2][CH2]1",
+		// cycle lengths (Summary's third word): 7, 3, 12, fused 5+6 (and
+		// so 9), bridged, a ring of ~ bonds
+		"[#6]1~[#6]~[#6]~[#6]~[#6]~[#6]~[#6]~1", "*1~*~*~*~*~*~*~1", "*1**1", "C1CCCCCCCCCCC1", "C12CCCCC1CCC2",
+		"C1CC2CCC1C2", "*1~*~*~*~*~*~*~*~1", "[#6]1~[#6]~[#6]~[#6]~[#6]~1.[#6]1~[#6]~[#6]~[#6]~1",
 	} {
 		cases = append(cases, matcherCase{q: q, kind: QuerySMARTS})
 	}
@@ -129,7 +133,7 @@ func TestNeedKeepsEveryMatch(t *testing.T) {
 		}
 		screened[c.q] = float64(dropped) / float64(max(misses, 1))
 	}
-	for _, q := range []string{"N1CCNCC1", "[Cl,Br,I]c", "S(=O)(=O)[NX3]", "[Se,Te]", "c1ccsc1"} {
+	for _, q := range []string{"N1CCNCC1", "[Cl,Br,I]c", "S(=O)(=O)[NX3]", "[Se,Te]", "c1ccsc1", "*1~*~*~*~*~*~*~1", "C1CCCCCCCCCCC1"} {
 		if screened[q] < 0.5 {
 			t.Errorf("%s: the screen drops %.0f%% of the molecules without a match, want >= 50%%", q, 100*screened[q])
 		}

@@ -593,6 +593,7 @@ void mg_molset_summary(mg_molset *s, int32_t slot, uint64_t *out) {
   }
   out[0] = sum.counts;
   out[1] = sum.bonds;
+  out[2] = sum.cycles;
 }
 
 int mg_molset_need(mg_molset *s, mg_matcher *m, uint64_t *out, int cap) {

@@ -273,6 +273,63 @@ void cycles(const ROMol &m, std::vector<char> *atoms, std::vector<char> *bonds) 
   if (bonds) *bonds = std::move(bcyc);
 }
 
+// maxCycleSteps bounds the paths cycleLengths walks per molecule: a
+// drug-like ring system takes a few hundred; a cage or a large fused
+// system that takes more is summarized as "any length".
+constexpr unsigned maxCycleSteps = 200000;
+
+// cycleLengths sets in *mask bit L for each length L of a simple cycle of
+// m's graph (bit 63 for any of 63 atoms or more), walking every simple
+// path from each atom through higher-numbered atoms over the bonds on a
+// cycle. False when that took more than maxCycleSteps steps: *mask then
+// holds some of the lengths. Why: a match maps each simple cycle of the
+// query onto a simple cycle of the molecule of the same length (atoms
+// distinct, every query bond on a molecule bond), so a query with a
+// 7-membered cycle ("*1~*~*~*~*~*~*~1") needs a molecule with one; neither
+// the pattern fingerprint nor the atom counts say that, and walking every
+// carbon of a molecule without one to find out costs most of such a query.
+bool cycleLengths(const ROMol &m, std::uint64_t *mask) {
+  *mask = 0;
+  const unsigned n = m.getNumAtoms();
+  std::vector<char> bcyc;
+  cycles(m, nullptr, &bcyc);
+  std::vector<std::vector<unsigned>> adj(n);
+  for (const auto b : m.bonds()) {
+    if (!bcyc[b->getIdx()]) continue;
+    adj[b->getBeginAtomIdx()].push_back(b->getEndAtomIdx());
+    adj[b->getEndAtomIdx()].push_back(b->getBeginAtomIdx());
+  }
+  std::vector<char> on(n, 0);
+  std::vector<std::pair<unsigned, unsigned>> path;  // (atom, next neighbour)
+  unsigned steps = 0;
+  for (unsigned s = 0; s < n; s++) {
+    if (adj[s].size() < 2) continue;
+    path.assign(1, {s, 0});
+    on[s] = 1;
+    while (!path.empty()) {
+      auto &[v, i] = path.back();
+      if (i == adj[v].size()) {
+        on[v] = 0;
+        path.pop_back();
+        continue;
+      }
+      unsigned w = adj[v][i++];
+      if (w == s) {
+        if (path.size() >= 3) *mask |= std::uint64_t(1) << std::min<size_t>(path.size(), 63);
+        continue;
+      }
+      if (w < s || on[w]) continue;
+      if (++steps > maxCycleSteps) {
+        for (const auto &p : path) on[p.first] = 0;
+        return false;
+      }
+      on[w] = 1;
+      path.emplace_back(w, 0);
+    }
+  }
+  return true;
+}
+
 std::vector<char> cyclicAtoms(const ROMol &m) {
   std::vector<char> a;
   cycles(m, &a, nullptr);
@@ -307,6 +364,8 @@ Summary summarize(const ROMol &m, const Graph &g) {
   }
   s.counts = counts;
   s.bonds = bonds;
+  std::uint64_t lens = 0;
+  s.cycles = cycleLengths(m, &lens) ? lens : ~std::uint64_t(0);
   return s;
 }
 
@@ -934,7 +993,7 @@ std::uint16_t Matcher::nodeKinds(int node, const Classes &cls) {
 }
 
 int Matcher::need(const Classes &cls, std::uint64_t *out, int cap) {
-  if (!usable_ || cap < 2) return 0;
+  if (!usable_ || cap < 3) return 0;
   const unsigned nq = qatoms_.size();
   const auto cyc = cyclicAtoms(q_);
   // the kinds each query atom can take: those of the classes it matches
@@ -998,12 +1057,17 @@ int Matcher::need(const Classes &cls, std::uint64_t *out, int cap) {
     return __builtin_popcountll(a) < __builtin_popcountll(b);
   });
   int w = 0;
-  int k = std::min<int>(int(atomNeeds.size()), cap - 2);
+  int k = std::min<int>(int(atomNeeds.size()), cap - 3);
   out[w++] = std::uint64_t(k);
   for (int i = 0; i < k; i++) out[w++] = atomNeeds[i];
-  int b = std::min<int>(int(bondNeeds.size()), cap - w - 1);
+  int b = std::min<int>(int(bondNeeds.size()), cap - w - 2);
   out[w++] = std::uint64_t(b);
   for (int i = 0; i < b; i++) out[w++] = bondNeeds[i];
+  // the lengths of the query's simple cycles (some of them if there are
+  // too many to list: each one found is a requirement)
+  std::uint64_t lens = 0;
+  cycleLengths(q_, &lens);
+  out[w++] = lens;
   return w;
 }
 

@@ -64,11 +64,13 @@ class Classes {
 // (Matcher::need): per atom kind (kindOf: element, aromatic, on a cycle)
 // the count of the molecule's atoms of that kind, 4 bits each, saturated
 // at 15; and one bit per kind of bond between atom kinds (bondBit), where
-// at least one end is not a carbon. All ones: nothing known (every
-// requirement holds).
+// at least one end is not a carbon; and bit L for each length L of a
+// simple cycle of its graph (cycleLengths: 63 for 63 and longer). All
+// ones: nothing known (every requirement holds).
 struct Summary {
   std::uint64_t counts = ~std::uint64_t(0);
   std::uint64_t bonds = ~std::uint64_t(0);
+  std::uint64_t cycles = ~std::uint64_t(0);
 };
 // summarize is m's Summary, or all ones if the Graph g (from cls) is empty
 // or has an atom or bond without a class: Matcher::need learns which kinds
@@ -107,9 +109,10 @@ class Matcher {
   // those of every molecule screened, so that a query atom's kinds are
   // known): out[0] = K, then K words "kind mask | count << 16" (at least
   // count atoms of the kinds in the mask), then B, then B masks of bond
-  // bits (at least one of them set). Requirements that do not fit in cap
-  // words are left out (the screen is then weaker, never wrong). Returns
-  // the words written.
+  // bits (at least one of them set), then a mask of cycle lengths (all of
+  // them in the Summary's). Requirements that do not fit in cap words are
+  // left out (the screen is then weaker, never wrong). Returns the words
+  // written.
   int need(const Classes &cls, std::uint64_t *out, int cap);
 
  private:

@@ -52,7 +52,7 @@ type bucket struct {
 	ids     []byte
 	// slots name the molecules in Index.mols (-1: not held there)
 	slots []int32
-	// sums are the chem.Summary of each molecule (two words each), for the
+	// sums are the chem.Summary of each molecule (chem.SummaryWords words each), for the
 	// screen after the pattern fingerprint's; empty when the index holds
 	// no molecules (Options.CacheMolecules 0)
 	sums []uint64
@@ -378,7 +378,7 @@ func (v *view) remove(gone map[string]bool) {
 			nb.ids = append(nb.ids, b.ids[i*idLen:(i+1)*idLen]...)
 			nb.slots = append(nb.slots, b.slots[i])
 			if len(b.sums) > 0 {
-				nb.sums = append(nb.sums, b.sums[2*i:2*i+2]...)
+				nb.sums = append(nb.sums, b.sums[chem.SummaryWords*i:chem.SummaryWords*(i+1)]...)
 			}
 		}
 		if changed {

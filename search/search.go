@@ -503,7 +503,7 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 					} else if !screenWords(qp, mp, qwords) {
 						continue
 					}
-					if need != nil && len(b.sums) > 0 && !need.Pass(chem.Summary(b.sums[2*j:2*j+2])) {
+					if need != nil && len(b.sums) > 0 && !need.Pass(chem.Summary(b.sums[chem.SummaryWords*j:chem.SummaryWords*(j+1)])) {
 						continue
 					}
 					if sl := b.slots[j]; sl >= 0 {
