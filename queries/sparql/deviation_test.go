@@ -61,7 +61,9 @@ func TestVirtuosoDeviations(t *testing.T) {
 	dbl := func(s string) quad.Value {
 		return quad.TypedString{Value: quad.String(s), Type: quad.IRI(nsXSD + "double")}
 	}
-	n := func(i int) quad.Value { return quad.TypedString{Value: quad.String(strconv.Itoa(i)), Type: quad.IRI(nsXSD + "integer")} }
+	n := func(i int) quad.Value {
+		return quad.TypedString{Value: quad.String(strconv.Itoa(i)), Type: quad.IRI(nsXSD + "integer")}
+	}
 	data := map[string][]quad.Quad{ex + "g": {
 		tr("a", "heavy", n(44)), tr("b", "heavy", n(44)), tr("c", "heavy", n(45)),
 		tr("a", "msg", quad.String("Undefined STEREO centre")), tr("b", "msg", quad.String("charge")),
