@@ -97,3 +97,36 @@ func TestCorrelatedAgainstCclib(t *testing.T) {
 		t.Errorf("only %d cclib energies compared", n)
 	}
 }
+
+// TestRouteVariants: cclib's logs with routes of other shapes.
+// BH3CO-sp (Gaussian 03): "#p gfinput iop(6/7=3) … #HF/6-31G* pop=full
+// den sity nosym #SP": '#' before keywords; the archive at the end wraps
+// its copy of the route so that a line starts with "#SP\\BH3CO sp…", which
+// was taken for a new route and swallowed "Normal termination" (cclib
+// master: success). dvb_eomccsd (G16): "#p EOMCCSD=(nstates=10, …)
+// STO-3G": a method without "/basis" (was HF, the SCF label); its CCSD
+// ground state's last "E(CORR)=     -380.50037233" is cclib master's CC
+// energy.
+func TestRouteVariants(t *testing.T) {
+	for _, tc := range []struct {
+		file, method, basis string
+		ccsd                float64
+	}{
+		{"cclib_CDA_BH3CO-sp.log", "HF", "6-31G(d)", 0},
+		{"cclib_G16_dvb_eomccsd.log", "EOMCCSD", "STO-3G", -380.50037233},
+	} {
+		f, err := os.Open(filepath.Join("testdata", "cclib", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := gaussian.Parse(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, ok := c.CorrelatedEnergyOf("CCSD")
+		if c.Method != tc.method || c.BasisSet != tc.basis || !c.NormalTermination || ok != (tc.ccsd != 0) || e != tc.ccsd {
+			t.Errorf("%s: method %q basis %q normal %v CCSD %v %v", tc.file, c.Method, c.BasisSet, c.NormalTermination, e, ok)
+		}
+	}
+}

@@ -89,10 +89,12 @@ const (
 )
 
 type parser struct {
-	c      *qm.Calculation
-	sec    section
-	skip   int // header lines still to skip in secGeomHeader
-	fields [][]byte
+	// prevDashes: the line before was a rule (" ---…").
+	prevDashes bool
+	c          *qm.Calculation
+	sec        section
+	skip       int // header lines still to skip in secGeomHeader
+	fields     [][]byte
 
 	route      strings.Builder
 	routeDone  bool // first route read (method/basis taken from it)
@@ -129,6 +131,8 @@ var (
 )
 
 func (p *parser) line(b []byte) {
+	afterDashes := p.prevDashes
+	p.prevDashes = bytes.HasPrefix(b, pDashes)
 	// Sections spanning several lines.
 	switch p.sec {
 	case secRoute:
@@ -204,6 +208,13 @@ func (p *parser) line(b []byte) {
 	}
 	switch t[0] {
 	case '#':
+		// The route section: " #p …" right after a rule. The archive at
+		// the end wraps its copy of the route at any point, so that a
+		// line may start with "#" there too ("  #SP\\BH3CO sp\\0,1\\B,…"):
+		// taken for a route, it swallowed "Normal termination".
+		if !afterDashes || len(b) < 2 || b[0] != ' ' || b[1] != '#' {
+			return
+		}
 		p.route.Reset()
 		p.route.Write(bytes.TrimPrefix(b, []byte(" ")))
 		p.sec = secRoute
@@ -404,6 +415,7 @@ func (p *parser) endRoute() {
 	jobs := 0
 	p.curOpt = false
 	for _, tk := range strings.Fields(strings.TrimPrefix(lower, "#")) {
+		tk = strings.TrimLeft(tk, "#") // "#p gfinput #HF/6-31G* #SP": '#' may start any keyword
 		switch {
 		case tk == "opt" || strings.HasPrefix(tk, "opt=") || strings.HasPrefix(tk, "opt(") ||
 			tk == "optimize" || strings.HasPrefix(tk, "optimize="):
@@ -441,6 +453,27 @@ func (p *parser) endRoute() {
 	p.routeDone = true
 	// Level of theory: the first "method/basis" keyword of the route, keeping the original case.
 	orig := strings.Fields(strings.TrimLeft(route, "#pPnNtT "))
+	for k := range orig {
+		orig[k] = strings.TrimLeft(orig[k], "#")
+	}
+	defer func() {
+		if p.c.Method != "" {
+			return
+		}
+		// "#p EOMCCSD=(nstates=10) STO-3G": a correlated method without
+		// "/basis" (the basis comes from "Standard basis:"); the SCF
+		// label would name only its HF reference.
+		for _, tk := range orig {
+			name := tk
+			if i := strings.IndexByte(name, '='); i > 0 {
+				name = name[:i]
+			}
+			if m, ok := routeMethod(name); ok && gaussianCorrelated[strings.ToLower(m)] {
+				p.c.Method = strings.ToUpper(m)
+				return
+			}
+		}
+	}()
 	for _, tk := range orig {
 		i := strings.IndexByte(tk, '/')
 		if i <= 0 {
@@ -692,6 +725,14 @@ func (p *parser) finish() {
 	}
 }
 
+// gaussianCorrelated are Gaussian's post-SCF method keywords, read as the
+// level of theory when the route names them without "/basis".
+var gaussianCorrelated = map[string]bool{
+	"mp2": true, "mp3": true, "mp4": true, "mp4(dq)": true, "mp4(sdq)": true, "mp4(sdtq)": true, "mp5": true,
+	"ccd": true, "ccsd": true, "ccsd(t)": true, "ccsd-t": true, "qcisd": true, "qcisd(t)": true, "cid": true,
+	"cisd": true, "cis": true, "cis(d)": true, "eomccsd": true, "bd": true, "bd(t)": true, "sac-ci": true,
+}
+
 // routeMethod reads the method of a route's "method/basis" keyword:
 // parentheses belong to the name ("CCSD(T)", "MP4(SDQ)", "QCISD(T)"),
 // options inside them do not ("CIS(D,50-50,NStates=5)" is CIS(D)). A
@@ -732,12 +773,14 @@ func (p *parser) correlated(t []byte, marker, method string) {
 }
 
 // ccBase names the iterated method of a coupled-cluster or QCI route
-// ("CCSD(T)" iterates CCSD, "QCISD(T)" QCISD), "" for other methods.
+// ("CCSD(T)" and "EOMCCSD" iterate CCSD, "QCISD(T)" QCISD), "" for other
+// methods.
 func ccBase(method string) string {
 	m := strings.ToUpper(method)
 	for _, pre := range [...]string{"RO", "R", "U"} {
 		m = strings.TrimPrefix(m, pre)
 	}
+	m = strings.TrimPrefix(m, "EOM") // EOM-CCSD solves the CCSD ground state first
 	m = strings.TrimSuffix(strings.TrimSuffix(m, "(T)"), "-T")
 	switch m {
 	case "CCSD", "QCISD", "CCD":

@@ -74,3 +74,27 @@ func TestCclibORCAMP2IsCorrelationEnergy(t *testing.T) {
 		}
 	}
 }
+
+// TestEOMCoupledCluster: cclib's ORCA 5.0 "! EOM-CCSD" and "!
+// bt-PNO-EOM-CCSD" logs: the level of theory is the EOM method (both were
+// labelled HF: the keywords were not known) and the ground state's E(TOT)
+// of the COUPLED CLUSTER ENERGY block is the CCSD energy ("E(TOT) ...
+// -380.500397409", "-380.498710783"), as cclib master's ccenergies.
+func TestEOMCoupledCluster(t *testing.T) {
+	ref := qmtest.CclibJSON(t, "cclib", "master")
+	for _, tc := range []struct {
+		file, method string
+		ccsd         float64
+	}{
+		{"ORCA5.0_dvb_eom_ccsd.log", "EOM-CCSD", -380.500397409},
+		{"ORCA5.0_dvb_pno_eom_ccsd.log", "BT-PNO-EOM-CCSD", -380.498710783},
+	} {
+		c := parseCclib(t, tc.file)
+		if e, ok := c.CorrelatedEnergyOf("CCSD"); c.Method != tc.method || !ok || e != tc.ccsd {
+			t.Errorf("%s: method %q CCSD %v %v", tc.file, c.Method, e, ok)
+		}
+		if r := ref[tc.file]; len(r.CC) != 1 || !qmtest.Near(r.CC[0], tc.ccsd, qmtest.CclibEnergyTol) {
+			t.Errorf("%s: cclib cc %v", tc.file, r.CC)
+		}
+	}
+}

@@ -654,7 +654,14 @@ func (p *parser) finish() {
 	}
 	c.Method = method
 	if p.ccTot != nil {
-		m := strings.ToUpper(strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(method), "dlpno-"), "ri-"))
+		// The ground-state CC energy of CC and EOM/STEOM-CC runs
+		// ("EOM-CCSD", "bt-PNO-STEOM-CCSD", "DLPNO-CCSD(T)": CCSD).
+		m := strings.ToUpper(method)
+		if i := strings.LastIndex(m, "-CC"); i >= 0 {
+			m = m[i+1:]
+		} else if i := strings.LastIndex(m, "-QCI"); i >= 0 {
+			m = m[i+1:]
+		}
 		if m = strings.TrimSuffix(strings.TrimSuffix(m, "(T1)"), "(T)"); m == "CCSD" || m == "QCISD" {
 			if _, ok := c.CorrelatedEnergyOf(m); !ok {
 				c.SetCorrelated(m, *p.ccTot)
@@ -728,9 +735,18 @@ func (p *parser) correlated(t []byte) {
 // isMethod recognises the level-of-theory keywords of ORCA's simple input.
 func isMethod(k string) bool {
 	k = strings.TrimPrefix(k, "ri-")
+	// Variants of local and equation-of-motion coupled cluster
+	// ("bt-PNO-EOM-CCSD", "STEOM-DLPNO-CCSD", "DLPNO-CCSD(T1)").
+	for _, suf := range [...]string{"-ccsd", "-ccsd(t)", "-ccsd(t1)", "-mp2"} {
+		if strings.HasSuffix(k, suf) && len(k) < 40 && strings.Trim(k, "abcdefghijklmnopqrstuvwxyz0123456789-()") == "" {
+			return true
+		}
+	}
 	switch k {
 	case "hf", "rhf", "uhf", "rohf", "mp2", "scs-mp2", "mp3", "ccsd", "ccsd(t)", "qcisd", "qcisd(t)",
 		"dlpno-ccsd", "dlpno-ccsd(t)", "dlpno-ccsd(t1)", "dlpno-mp2", "casscf", "nevpt2", "cisd",
+		"eom-ccsd", "ip-eom-ccsd", "ea-eom-ccsd", "steom-ccsd", "bt-pno-steom-ccsd", "bt-pno-ip-eom-ccsd",
+		"bt-pno-ea-eom-ccsd", "dlpno-steom-ccsd", "pno-steom-ccsd",
 		"b3lyp", "b3lyp/g", "blyp", "bp86", "bp", "pbe", "pbe0", "pw91", "tpss", "tpssh", "tpss0", "m06",
 		"m06-2x", "m062x", "m06l", "m06-l", "b97", "b97-d", "b97-d3", "wb97", "wb97x", "wb97x-d3", "wb97x-v",
 		"wb97m-v", "wb97x-d4", "cam-b3lyp", "b2plyp", "revpbe", "revpbe0", "r2scan", "r2scan-3c", "b97-3c",
