@@ -1,6 +1,7 @@
 package orca_test
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -96,5 +97,22 @@ func TestEOMCoupledCluster(t *testing.T) {
 		if r := ref[tc.file]; len(r.CC) != 1 || !qmtest.Near(r.CC[0], tc.ccsd, qmtest.CclibEnergyTol) {
 			t.Errorf("%s: cclib cc %v", tc.file, r.CC)
 		}
+	}
+}
+
+// TestDispersionInSCFEnergy: cclib's ORCA 5.0 BP86-D3(zero) log prints
+// "Total Energy       :         -382.31695946 Eh" for the SCF and then
+// "Dispersion correction           -0.014719932" ("FINAL SINGLE POINT
+// ENERGY      -382.331679396225"). The SCF energy includes the dispersion,
+// as Gaussian's "SCF Done" and NWChem's "Total DFT energy" do and as
+// cclib master's scfenergies (-382.33167939); it was the energy without.
+func TestDispersionInSCFEnergy(t *testing.T) {
+	c := parseCclib(t, "ORCA5.0_dvb_dispersion_bp86_d3zero.out")
+	e, _ := c.FinalEnergy()
+	if len(c.SCF) != 1 || math.Abs(e-(-382.31695946-0.014719932)) > 1e-12 || math.Abs(e-(-382.331679396225)) > 1e-8 {
+		t.Errorf("SCF %v", c.SCFEnergies())
+	}
+	if r := qmtest.CclibJSON(t, "cclib", "master")["ORCA5.0_dvb_dispersion_bp86_d3zero.out"]; len(r.SCF) != 1 || !qmtest.Near(r.SCF[0], e, qmtest.CclibEnergyTol) {
+		t.Errorf("cclib %v", r.SCF)
 	}
 }

@@ -128,6 +128,9 @@ type parser struct {
 	// coupled-cluster energy).
 	ccBlock bool
 	ccTot   *float64 // the last such E(TOT)
+	// dispSCF is len(c.SCF) when the dispersion correction was added to
+	// the last SCF energy.
+	dispSCF int
 	geom    qm.Geometry
 
 	// echo holds the simple-input keywords of the last input echo, one
@@ -267,6 +270,19 @@ func (p *parser) line(b []byte) {
 		}
 	case 'E':
 		p.correlated(t)
+	case 'D':
+		// "Dispersion correction           -0.014719932" (DFT-D3/D4,
+		// after the SCF of the same geometry): Gaussian's "SCF Done" and
+		// NWChem's "Total DFT energy" include the empirical dispersion,
+		// ORCA's "Total Energy" does not; the SCF energy includes it in
+		// every program (as cclib's scfenergies). Once per SCF.
+		if bytes.HasPrefix(t, []byte("Dispersion correction")) && p.dispSCF != len(p.c.SCF) {
+			if v, ok := qm.FloatAfter(t, "correction"); ok && len(p.c.SCF) > 0 && p.c.SCF[len(p.c.SCF)-1].Energy != nil && math.Abs(v) < 10 {
+				last := &p.c.SCF[len(p.c.SCF)-1]
+				last.Energy = qm.Float(*last.Energy + v)
+				p.dispSCF = len(p.c.SCF)
+			}
+		}
 	case 'S':
 		switch {
 		case bytes.HasPrefix(t, []byte("SCF ITERATIONS")):
