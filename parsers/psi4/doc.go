@@ -24,9 +24,18 @@
 // call ends when its work is done (its SCF energy; "Optimization is
 // complete"; the Gibbs energy of a frequency analysis) and the next starts
 // at the next "tstart() called" line. Otherwise the log is one calculation;
-// if every call of the input names the same correlated method (mp2, sapt0,
-// ccsd(t), ...), that method, upper case, is its Method (the SCF energies
-// are the reference's), since the output names it in no fixed place.
+// if the input's last call names a correlated method (mp2, sapt0, ccsd(t),
+// casscf, ...), that method, upper case, is its Method (the SCF energies
+// are the reference's), since the output names it in no fixed place: the
+// final results are that call's (energy('scf') then energy('mp2') is MP2).
+//
+// Correlated energies (qm.Calculation.Correlated): ccenergy's and fnocc's
+// "* MP2 total energy", "* CCSD total energy", "* CCSD(T) total energy",
+// "* QCISD(T) total energy" (with "=", ":" or nothing before the value),
+// occ's "MP2/MP3/OMP2/OMP3 Total Energy (a.u.)" (the MP2 block occ prints
+// again after orbital optimisation is the OMP2 energy and is not MP2),
+// dfmp2's "Total Energy" of its "DF-MP2 Energies" block; SCS and SOS
+// variants are not kept. Each method keeps its last value.
 //
 // There is no maintained Go library for Psi4 output; cclib (Python) is the
 // reference this parser is tested against.
