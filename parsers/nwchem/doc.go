@@ -64,6 +64,13 @@
 //     basis set", "This error has not yet been assigned to a category"),
 //     kept as a warning with the message of its errquit banner.
 //
+// Correlated energies (qm.Calculation.Correlated): the MP2 module's
+// "Total MP2 energy", the CCSD module's "Total MP2 energy:", "Total CCSD
+// energy:", "Total CCSD(T) energy:", and TCE's "<method> total energy /
+// hartree =" for the canonical methods (CCSD[T] and CCSD+T(CCSD) are not
+// kept); each method keeps its last value (an MP2 optimisation's final
+// geometry).
+//
 // There is no maintained Go library for NWChem output; cclib (Python) is the
 // reference this parser is tested against.
 package nwchem

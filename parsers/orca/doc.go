@@ -20,6 +20,14 @@
 // followed by another terminated normally (ORCA stops the whole run at an
 // error). The compound driver's own header and trailer are no step.
 //
+// Correlated energies (qm.Calculation.Correlated): "MP2 TOTAL ENERGY:"
+// (MP2 module), MDCI's "E(MP2)  =" and "E(MP3)  =" (totals; the initial
+// guess's "E(MP2) ..." is a correlation energy and is not read),
+// "E(CCSD) ...", "E(CCSD(T)) ...", and the E(TOT) of a COUPLED CLUSTER
+// ENERGY block (the ground-state CCSD or QCISD of CC, DLPNO and EOM/STEOM
+// runs). A printed "Dispersion correction" (DFT-D) is added to the SCF
+// energy before it, as Gaussian and NWChem include it in theirs.
+//
 // There is no maintained Go library for ORCA output; cclib (Python) is the
 // reference this parser is tested against.
 package orca
