@@ -179,6 +179,11 @@ type exec struct {
 	joinOnly []*nBGP
 	// cols: the read view has in-memory columns (matchColumns).
 	cols bool
+	// The last computed dateTime term dateOperand parsed (lastDateOK:
+	// one was), its instant and whether it has one it can use.
+	lastDateTerm               quad.TypedString
+	lastDateNs                 int64
+	lastDateOK, lastDateUsable bool
 	// The last number parsed by numOf.
 	lastNumTerm          quad.TypedString
 	lastNum              num
