@@ -1,6 +1,7 @@
 package gaussian_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -128,5 +129,25 @@ func TestRouteVariants(t *testing.T) {
 		if c.Method != tc.method || c.BasisSet != tc.basis || !c.NormalTermination || ok != (tc.ccsd != 0) || e != tc.ccsd {
 			t.Errorf("%s: method %q basis %q normal %v CCSD %v %v", tc.file, c.Method, c.BasisSet, c.NormalTermination, e, ok)
 		}
+	}
+}
+
+// TestCorrelatedArchiveIgnored: the archive repeats "CCSD(T)=-75.0177604"
+// with 7 decimals and no D exponent, wrapped at any point; a wrapped line
+// that ends right after the value must not replace the link's
+// "CCSD(T)= -0.75017760422D+02".
+func TestCorrelatedArchiveIgnored(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "cclib", "cclib_G16_water_ccsdt.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, []byte(" Normal termination"))
+	edited := append(append(append([]byte(nil), data[:i]...), " CCSD(T)=-75.0177604\n"...), data[i:]...)
+	c, err := gaussian.Parse(bytes.NewReader(edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := c.CorrelatedEnergyOf("CCSD(T)"); !ok || e != -75.017760422 {
+		t.Errorf("CCSD(T) %v %v", e, ok)
 	}
 }

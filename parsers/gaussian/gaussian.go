@@ -221,11 +221,14 @@ func (p *parser) line(b []byte) {
 	case 'C', 'Q':
 		// "CCSD(T)= -0.75017760422D+02", "QCISD(T)= …": the archive at the
 		// end repeats them without a D exponent ("CCSD(T)=-75.0177604\RMSD=…").
-		if i := bytes.Index(t, []byte("(T)=")); i == 4 && bytes.HasPrefix(t, []byte("CCSD")) || i == 5 && bytes.HasPrefix(t, []byte("QCISD")) {
-			if bytes.LastIndexByte(t, 'D') > i+4 {
-				p.correlated(t, string(t[:i+3]), string(t[:i+3]))
+		for _, m := range [...]string{"CCSD(T)", "QCISD(T)"} {
+			if bytes.HasPrefix(t, []byte(m+"=")) {
+				// Only the D-exponent value of the link's own line.
+				if v := qm.TrimSpace(t[len(m)+1:]); bytes.IndexByte(v, 'D') > 0 && bytes.IndexByte(v, '\\') < 0 {
+					p.correlated(t, m, m)
+				}
+				return
 			}
-			return
 		}
 		switch {
 		case bytes.HasPrefix(t, []byte("Charge =")):
