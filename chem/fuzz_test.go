@@ -79,6 +79,7 @@ func FuzzParseInChI(f *testing.F) {
 		"InChI=1S/ClHO4/c2-1(3,4)5/h(H,2,3,4,5)",
 		"InChI=1S/C6H12O6/c7-1-2-3(8)4(9)5(10)6(11)12-2/h2-11H,1H2/t2-,3-,4+,5-,6?/m1/s1",
 		"InChI=1S/CHCl3/c2-1(3)4/h1H/i1D", "InChI=1S/Na.H2O/h;1H2/q+1;/p-1", "InChI=1S/", "InChI=",
+		"InChI=1S/CH4/h1H4/q+99", "InChI=1S/CH4/h1H4/p+99999", "InChI=1S/C2H6/c1-2/h1-2H3/i1-99", "InChI=1S/CH4/h1H4/i1+500",
 	} {
 		f.Add(s)
 	}

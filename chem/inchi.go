@@ -103,6 +103,19 @@ func checkInChI(text string) (string, error) {
 		if depth != 0 {
 			return "", fmt.Errorf("unbalanced parentheses in InChI layer /%c", p)
 		}
+		if p == 'p' && !seenIsotope {
+			// libinchi adds one H+ atom per proton: /p+99999 would build
+			// as many atoms as it says. An InChI has at most 1023.
+			heavy := 0
+			for _, n := range comps {
+				heavy += n
+			}
+			for _, part := range strings.Split(l[1:], ";") {
+				if v, err := strconv.Atoi(part); err != nil || heavy+max(v, -v) > 1023 {
+					return "", fmt.Errorf("InChI proton layer /p%s: not a proton count (at most %d with this formula)", truncateInChI(l[1:]), 1023-heavy)
+				}
+			}
+		}
 		if (p == 'c' || p == 'h' || p == 'b' || p == 't') && !seenIsotope {
 			if err := checkComponentNumbers(p, l[1:], comps); err != nil {
 				return "", err
@@ -110,6 +123,14 @@ func checkInChI(text string) (string, error) {
 		}
 	}
 	return s, nil
+}
+
+// truncateInChI shortens a layer for an error message.
+func truncateInChI(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
 }
 
 // checkComponentNumbers checks the ';'-separated per-component parts of a

@@ -263,6 +263,60 @@ InchiResult molToInchi(const ROMol &in) {
   return res;
 }
 
+namespace {
+
+// inchiLayers returns an InChI's formula and its /q, /p and /i layers
+// (the charge, proton and isotope layers), "" for an absent one.
+std::vector<std::string> inchiLayers(const std::string &inchi) {
+  std::vector<std::string> out(4);
+  size_t pos = inchi.find('/');
+  if (pos == std::string::npos) return out;
+  bool first = true;
+  while (pos != std::string::npos) {
+    size_t next = inchi.find('/', pos + 1);
+    std::string l = inchi.substr(
+        pos + 1, next == std::string::npos ? std::string::npos : next - pos - 1);
+    pos = next;
+    if (first) {
+      out[0] = l;
+      first = false;
+      continue;
+    }
+    if (l.empty()) continue;
+    int k = l[0] == 'q' ? 1 : l[0] == 'p' ? 2 : l[0] == 'i' ? 3 : 0;
+    if (k > 0 && out[k].empty()) out[k] = l;
+  }
+  return out;
+}
+
+// checkInchiLayers refuses an InChI whose formula, charge, proton or
+// isotope layer libinchi did not carry into the structure it built (it
+// only warns: "/p-1" on methane gives methane, "/i1+500" a wrong mass):
+// the standard InChI of that structure must have the same layers. The
+// other layers may legitimately differ (a fixed-H /h written by another
+// program comes back in the mobile-H form).
+void checkInchiLayers(const std::string &inchi, const ROMol &m) {
+  InchiResult back = molToInchi(m);
+  if (back.inchi.empty()) {
+    throw InvalidMolecule("InChI describes a structure that has no InChI (" +
+                          back.message + ")");
+  }
+  std::vector<std::string> want = inchiLayers(inchi);
+  std::vector<std::string> got = inchiLayers(back.inchi);
+  static const char *what[] = {"formula", "charge", "proton", "isotope"};
+  for (size_t k = 0; k < want.size(); ++k) {
+    if (want[k] == got[k]) continue;
+    std::string shown = want[k].empty() ? "(none)" : "/" + want[k];
+    if (k == 0) shown = want[k];
+    if (shown.size() > 60) shown = shown.substr(0, 60) + "...";
+    throw InvalidMolecule("InChI " + std::string(what[k]) + " layer " + shown +
+                          " does not fit its structure (libinchi reads it as " +
+                          back.inchi.substr(0, 200) + ")");
+  }
+}
+
+}  // namespace
+
 RWMol *inchiToMol(const std::string &inchiText, std::string &warning) {
   std::string text = inchiText;
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
@@ -313,12 +367,32 @@ RWMol *inchiToMol(const std::string &inchiText, std::string &warning) {
             ia.radical == INCHI_RADICAL_SINGLET) {
           a->setNumRadicalElectrons(2);
         }
+        // libinchi reads charge and isotope layers without asking whether
+        // the atom can carry them (/q+99 on carbon, /i1-99 makes a mass
+        // number of -87): refuse what no atom can be.
+        if (ia.charge > a->getAtomicNum()) {
+          int z = a->getAtomicNum();
+          delete a;
+          throw InvalidMolecule(
+              "charge layer gives atom " + std::to_string(i + 1) + " (" + el +
+              ") a charge of +" + std::to_string(ia.charge) + ", more than its " +
+              std::to_string(z) + " electrons");
+        }
         if (ia.isotopic_mass) {
           int iso = ia.isotopic_mass;
           if (iso > ISOTOPIC_SHIFT_FLAG - ISOTOPIC_SHIFT_MAX) {
             iso = static_cast<int>(
                       std::lround(pt->getAtomicWeight(a->getAtomicNum()))) +
                   iso - ISOTOPIC_SHIFT_FLAG;
+          }
+          // A mass number is at least the atomic number; no nuclide
+          // heavier than 300 is known.
+          if (iso < static_cast<int>(a->getAtomicNum()) || iso > 300) {
+            delete a;
+            throw InvalidMolecule("isotopic layer gives atom " +
+                                  std::to_string(i + 1) + " (" + el +
+                                  ") the mass number " + std::to_string(iso) +
+                                  ", not a possible nuclide");
           }
           a->setIsotope(iso);
         }
@@ -421,6 +495,7 @@ RWMol *inchiToMol(const std::string &inchiText, std::string &warning) {
   }
   if (anyBond) MolOps::setDoubleBondNeighborDirections(*m);
   MolOps::assignStereochemistry(*m, true, true);
+  checkInchiLayers(text, *m);
   return m.release();
 }
 
