@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -71,11 +72,19 @@ type Receptor struct {
 // Bounds on uploads.
 const (
 	MaxReceptorAtoms = 200_000
+	// MaxPreparedAtoms bounds the atoms of a PDB upload left to prepare
+	// (after waters and hetero groups are removed): Open Babel alone
+	// took more than a minute on 100,000 atoms (2 cores under load), and
+	// PDB2PQR runs before it. A larger receptor is uploaded as PDBQT.
+	MaxPreparedAtoms = 50_000
 	obabelTimeout    = 2 * time.Minute
 	// obabelMessages bounds what is kept of obabel's standard output and
 	// error (its messages; the receptor goes to a file).
 	obabelMessages = 64 << 10
 )
+
+// pdbDecimal is the form of a PDB coordinate: a plain decimal.
+var pdbDecimal = regexp.MustCompile(`^[-+]?[0-9]{0,5}(\.[0-9]{0,6})?$`)
 
 // waterNames are residue names of water in PDB files.
 var waterNames = map[string]bool{"HOH": true, "WAT": true, "DOD": true, "H2O": true, "TIP": true, "TIP3": true, "SOL": true, "D2O": true}
@@ -353,8 +362,10 @@ func CleanPDB(data []byte, opt ReceptorOptions) (*CleanedPDB, error) {
 			return nil, fmt.Errorf("docking: clean pdb: %w: line %d: bad residue number %q", ErrInvalidReceptor, lineNo, l[22:26])
 		}
 		for _, c := range []string{l[30:38], l[38:46], l[46:54]} {
-			// ParseFloat takes "NaN" and "Inf": no program downstream should see them.
-			if v, err := strconv.ParseFloat(strings.TrimSpace(c), 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			// ParseFloat takes "NaN", "Inf", "1e30" and hex floats ("0x1p-2"),
+			// which the programs downstream read each their own way: a
+			// coordinate is a plain decimal (the PDB's %8.3f).
+			if v, err := strconv.ParseFloat(strings.TrimSpace(c), 64); err != nil || !pdbDecimal.MatchString(strings.TrimSpace(c)) || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("docking: clean pdb: %w: line %d: bad coordinate %q", ErrInvalidReceptor, lineNo, c)
 			}
 		}
@@ -400,6 +411,10 @@ func CleanPDB(data []byte, opt ReceptorOptions) (*CleanedPDB, error) {
 			continue
 		}
 		kept = append(kept, a)
+	}
+	if len(kept) > MaxPreparedAtoms {
+		return nil, fmt.Errorf("docking: clean pdb: %w: %d atoms to prepare, more than %d (PDB2PQR and Open Babel take minutes on such files): upload a prepared PDBQT (up to %d atoms)",
+			ErrInvalidReceptor, len(kept), MaxPreparedAtoms, MaxReceptorAtoms)
 	}
 	// Alternate locations: per residue, the label with the highest total occupancy.
 	occ := map[resKey]map[byte]float64{}

@@ -3,6 +3,7 @@ package docking
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -33,6 +34,12 @@ const (
 	DefaultLigandTimeout = 30 * time.Minute
 	// MaxBoxSize is the largest box edge accepted (Å).
 	MaxBoxSize = 126.0
+	// MaxBoxVolume bounds the box volume (Å³, 60 Å a side): vina's grid
+	// maps grow with it, and one vina process on 1iep (exhaustiveness 1)
+	// peaked at 0.67 GB for a 40 Å cube, 0.90 GB for 60 Å and passed
+	// 2 GB for 126 Å (still computing its grid after 2 minutes), so that
+	// a handful of 126 Å boxes would fill the machine.
+	MaxBoxVolume = 216_000.0
 )
 
 // Params are the search settings of one docking run.
@@ -107,7 +114,43 @@ func (b Box) Validate() error {
 			return fmt.Errorf("docking: box: %w: size %v (each edge in (0, %v] Å)", ErrInvalidBox, b.Size, MaxBoxSize)
 		}
 	}
+	if v := b.Size[0] * b.Size[1] * b.Size[2]; v > MaxBoxVolume {
+		return fmt.Errorf("docking: box: %w: size %v is %.0f Å³, more than %.0f Å³", ErrInvalidBox, b.Size, v, MaxBoxVolume)
+	}
 	return nil
+}
+
+// UnmarshalJSON reads {"center": [x, y, z], "size": [x, y, z]} with
+// exactly three numbers each (encoding/json fills a Go array from a
+// shorter JSON array with zeros and drops the extra values of a longer
+// one) and no other field.
+func (b *Box) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Center []float64 `json:"center"`
+		Size   []float64 `json:"size"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidBox, err)
+	}
+	if len(v.Center) != 3 || len(v.Size) != 3 {
+		return fmt.Errorf("%w: center and size need 3 numbers each (x, y, z), got %d and %d", ErrInvalidBox, len(v.Center), len(v.Size))
+	}
+	copy(b.Center[:], v.Center)
+	copy(b.Size[:], v.Size)
+	return nil
+}
+
+// Contains reports whether the point (x, y, z) is inside the box.
+func (b Box) Contains(x, y, z float64) bool {
+	p := [3]float64{x, y, z}
+	for i := range p {
+		if math.Abs(p[i]-b.Center[i]) > b.Size[i]/2 {
+			return false
+		}
+	}
+	return true
 }
 
 // Ligand is a docking-ready ligand: a name the caller chooses (the

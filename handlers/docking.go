@@ -234,6 +234,17 @@ func (s *Server) createDockingJob(w http.ResponseWriter, r *http.Request) error 
 	if len(req.Ligands) == 0 {
 		fields = append(fields, FieldError{Field: "ligands", Message: "required: 1 to 10,000 molecule ids"})
 	}
+	for _, l := range req.Ligands {
+		if l == "" {
+			fields = append(fields, FieldError{Field: "ligands", Message: "an empty id (or null) is not a molecule id"})
+			break
+		}
+	}
+	if req.Box != nil {
+		if err := req.Box.Validate(); err != nil {
+			fields = append(fields, FieldError{Field: "box", Message: err.Error()})
+		}
+	}
 	if req.Seed == nil {
 		seed := int64(dk.DefaultSeed)
 		req.Seed = &seed

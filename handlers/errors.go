@@ -139,6 +139,7 @@ func errorTable() []errorRow {
 		{is(jobsdocking.ErrUnknownReceptor), http.StatusUnprocessableEntity, "unknown_receptor"},
 		{is(jobsdocking.ErrUnknownLigands), http.StatusUnprocessableEntity, "unknown_ligands"},
 		{is(jobsdocking.ErrNoPocket), http.StatusUnprocessableEntity, "unknown_pocket"},
+		{is(jobsdocking.ErrBoxOutsideReceptor), http.StatusUnprocessableEntity, "box_outside_receptor"},
 		{is(jobsdocking.ErrUnknownPose), http.StatusUnprocessableEntity, "unknown_pose"},
 		{is(docking.ErrInvalidParams), http.StatusBadRequest, "invalid_request"},
 		{is(docking.ErrInvalidLigand), http.StatusUnprocessableEntity, "invalid_ligand"},

@@ -93,8 +93,23 @@ func (t *Task) runQueued(ctx context.Context, j jobs.Job, c *committer, dj work.
 		for _, o := range group {
 			d := work.DockOutcome{Job: string(o.Job), Ligand: o.Key, Failure: o.Failure, Worker: o.Worker}
 			if o.Failure == "" {
-				if err := json.Unmarshal(o.Body, &d); err != nil || d.Ligand != o.Key {
-					d = work.DockOutcome{Job: string(o.Job), Ligand: o.Key, Failure: fmt.Sprintf("invalid outcome from worker %s", o.Worker)}
+				// A worker's outcome that does not decode, names another
+				// ligand or job, or holds values no vina run gives is
+				// stored as that ligand's failure, never in part.
+				err := json.Unmarshal(o.Body, &d)
+				why := ""
+				switch {
+				case err != nil:
+					why = "does not decode"
+				case d.Ligand != o.Key || d.Job != string(o.Job):
+					why = "names another ligand or job"
+				default:
+					why = checkOutcome(&d, c.set)
+				}
+				if why != "" {
+					log.Warn("invalid docking outcome", "ligand", o.Key, "worker", o.Worker, "why", why)
+					d = work.DockOutcome{Job: string(o.Job), Ligand: o.Key,
+						Failure: fmt.Sprintf("invalid outcome from worker %.64q: %s", o.Worker, why)}
 				}
 			}
 			dos = append(dos, d)

@@ -42,7 +42,29 @@ var (
 	ErrUnknownLigands = errors.New("unknown ligands")
 	// ErrNoPocket: the pocket asked for does not exist on the receptor.
 	ErrNoPocket = errors.New("no such pocket")
+	// ErrBoxOutsideReceptor: a box that holds no atom of the receptor
+	// (vina would "dock" into empty space and report scores near 0).
+	ErrBoxOutsideReceptor = errors.New("box holds no receptor atom")
 )
+
+// checkBoxOnReceptor refuses a box without a heavy atom of the receptor
+// in it.
+func (t *Task) checkBoxOnReceptor(ctx context.Context, recIRI quad.IRI, box dk.Box) error {
+	_, data, err := t.receptorPDBQT(ctx, recIRI)
+	if err != nil {
+		return err
+	}
+	m, err := dk.CheckReceptorPDBQT(data)
+	if err != nil {
+		return err
+	}
+	for _, a := range m.Atoms {
+		if a.Type != "HD" && a.Type != "H" && box.Contains(a.X, a.Y, a.Z) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: box centre %v, size %v", ErrBoxOutsideReceptor, box.Center, box.Size)
+}
 
 // UnknownLigandsError names the ligand ids that are not registered; it
 // matches ErrUnknownLigands.
@@ -401,6 +423,9 @@ func (t *Task) NewJob(ctx context.Context, id string, req Request) (jobs.Job, er
 			return fail(fmt.Errorf("%w: %w", ErrInvalidRequest, err))
 		}
 		box = *req.Box
+		if err := t.checkBoxOnReceptor(ctx, recIRI, box); err != nil {
+			return fail(err)
+		}
 	case req.Pocket == "auto" || strings.HasPrefix(req.Pocket, "p"):
 		if req.Box != nil {
 			return bad("a box is only allowed with pocket \"box\"")
