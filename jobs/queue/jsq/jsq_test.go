@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cayleygraph/quad"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -103,5 +106,52 @@ func TestInputs(t *testing.T) {
 	}
 	if _, err := w.GetInput(ctx, strings.Repeat("0", 64)); !errors.Is(err, queue.ErrFault) {
 		t.Errorf("unknown input: %v, want a worker fault", err)
+	}
+}
+
+// TestLateOutcomesExpire: an outcome published for a job nobody consumes
+// (cancelled or finished: the worker finished its unit after the purge)
+// leaves the results stream after ResultMaxAge instead of filling it.
+func TestLateOutcomesExpire(t *testing.T) {
+	s, err := StartEmbedded(EmbeddedOptions{Dir: t.TempDir(), Listen: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	nc, err := ConnectInProcess(s, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx := context.Background()
+	cfg := Config{Deployment: "late", ResultMaxAge: time.Second}
+	q, err := New(ctx, nc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	job := quad.IRI("http://example.org/id/docking-job/dock-cancelled")
+	if err := q.Cancel(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.publishOutcome(ctx, queue.Outcome{Kind: "dock", Key: "mol-1", Job: job, Body: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := q.Stats(ctx, job); err != nil || st.Outcomes != 1 {
+		t.Fatalf("after the late publish: %+v %v", st, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := q.Stats(ctx, job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Outcomes == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the late outcome is still in the results stream: %+v", st)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

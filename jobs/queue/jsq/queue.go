@@ -29,6 +29,14 @@ type Config struct {
 	// ResultAckWait: an outcome delivered to the committer and not
 	// acknowledged is delivered again after it (default 5m).
 	ResultAckWait time.Duration
+	// ResultMaxAge: an outcome nobody consumed is dropped after it
+	// (default 24h). Outcomes of a cancelled or finished job (a worker
+	// that finished a unit after the purge, a redelivered duplicate)
+	// have no consumer; without an age they would stay until the stream
+	// is full, and then no worker could publish. Dropping one is safe:
+	// the coordinator republishes every pending unit at start and on a
+	// stall, so an outcome lost while it was down is docked again.
+	ResultMaxAge time.Duration
 	// MaxAckPending of a task consumer: at least the slots of all
 	// workers of that kind (default 100,000).
 	MaxAckPending int
@@ -52,6 +60,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ResultAckWait <= 0 {
 		c.ResultAckWait = 5 * time.Minute
+	}
+	if c.ResultMaxAge <= 0 {
+		c.ResultMaxAge = 24 * time.Hour
 	}
 	if c.MaxAckPending <= 0 {
 		c.MaxAckPending = 100_000
@@ -100,7 +111,8 @@ func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 	}
 	_, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: n.results(), Subjects: []string{"mg." + n.dep + ".result.>"},
 		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
-		Discard: jetstream.DiscardNew, MaxBytes: cfg.MaxBytes, MaxMsgSize: 8 << 20, Duplicates: 10 * time.Minute})
+		Discard: jetstream.DiscardNew, MaxBytes: cfg.MaxBytes, MaxMsgSize: 8 << 20, Duplicates: min(10*time.Minute, cfg.ResultMaxAge),
+		MaxAge: cfg.ResultMaxAge})
 	if err != nil {
 		return fmt.Errorf("jsq: results stream: %w", err)
 	}
