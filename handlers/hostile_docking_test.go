@@ -210,6 +210,27 @@ func dockingRoundCases(t *testing.T) []hostileCase {
 		hostileCase{name: "docking3/results-cursor-10k", route: results, path: "/v1/docking/jobs/{dock}/results?cursor=" + strings.Repeat("A", 10_000), who: "read", status: 400},
 		hostileCase{name: "docking3/results-two-cursors", route: results, path: "/v1/docking/jobs/{dock}/results?cursor=a&cursor=b", who: "read", status: 400},
 	)
+	// InChIs with layers libinchi reads into something else (chem checks
+	// them: TestInChINonsenseLayers): 422 naming the layer, nothing stored.
+	for _, c := range []struct{ name, inchi, says string }{
+		{"q+99", "InChI=1S/CH4/h1H4/q+99", "charge"},
+		{"p-1", "InChI=1S/CH4/h1H4/p-1", "proton layer"},
+		{"p+99999", "InChI=1S/CH4/h1H4/p+99999", "proton layer"},
+		{"i1+500", "InChI=1S/CH4/h1H4/i1+500", "mass number"},
+		{"i1-99", "InChI=1S/C2H6/c1-2/h1-2H3/i1-99", "mass number"},
+		{"i-on-missing-atom", "InChI=1S/CH4/h1H4/i5+1", "InChI"},
+		{"q-on-missing-component", "InChI=1S/CH4/h1H4/q+1;+1", "InChI"},
+	} {
+		body, _ := json.Marshal(map[string]any{"format": "inchi", "content": c.inchi})
+		says := c.says
+		cs = append(cs, hostileCase{name: "molecules3/inchi-" + c.name, route: "POST /v1/molecules", who: "write", ctype: js,
+			body: litBytes(body), check: func(t *testing.T, resp *http.Response, data []byte) {
+				checkHostileAnswer(t, hostileCase{status: 422, code: "invalid_molecule"}, resp, data)
+				if !strings.Contains(string(data), says) {
+					t.Errorf("the problem does not say %q: %s", says, data)
+				}
+			}})
+	}
 	return cs
 }
 

@@ -103,7 +103,12 @@ func (s *Server) limits() []limit {
 	}
 	out = append(out,
 		limit{name: "receptor_min_ph", help: "Lowest ph of a receptor upload (400 invalid_request naming ph).", value: docking.MinPH},
-		limit{name: "receptor_max_ph", help: "Highest ph of a receptor upload (400 invalid_request naming ph).", value: docking.MaxPH})
+		limit{name: "receptor_max_ph", help: "Highest ph of a receptor upload (400 invalid_request naming ph).", value: docking.MaxPH},
+		limit{name: "receptor_max_prepared_atoms", help: "Most atoms of a PDB receptor upload left to prepare after waters and hetero groups go (422 invalid_receptor; a PDBQT may have receptor_max_atoms).",
+			value: docking.MaxPreparedAtoms},
+		limit{name: "receptor_max_atoms", help: "Most atoms of a receptor (422 invalid_receptor).", value: docking.MaxReceptorAtoms},
+		limit{name: "docking_max_box_edge", help: "Longest edge of a docking box, Å (400 invalid_request naming box).", value: docking.MaxBoxSize},
+		limit{name: "docking_max_box_volume", help: "Largest docking box volume, Å³ (400 invalid_request naming box; vina's memory grows with it).", value: docking.MaxBoxVolume})
 	if s.cfg.Molecules.MaxBatchRecords > 0 {
 		out = append(out, limit{name: "batch_max_records", help: "Most records in one batch upload (413 batch_too_large).",
 			value: float64(s.cfg.Molecules.MaxBatchRecords)})
