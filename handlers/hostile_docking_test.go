@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -325,4 +326,92 @@ func oddReceptors(t *testing.T, e *hostileEnv) {
 	// One atom record twice (same name, same residue): refused or prepared,
 	// never a 5xx (post checks).
 	post("duplicate-atom", append(slices.Clone(plain[:10]), append([]string{plain[9]}, plain[10:]...)...), "\n")
+}
+
+// TestHostileDockingLifecycle docks two ligands (exhaustiveness 1, one
+// mode, a 14 Å box): aspirin and the 999-carbon chain, which cannot be
+// prepared. The chain is that ligand's clean failure, the job succeeds;
+// cancelling the finished job is 409 twice; its results page with limit=1
+// and a forged cursor past the end; a second job cancelled twice at once
+// ends cancelled with no result stored.
+func TestHostileDockingLifecycle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("docks with vina")
+	}
+	if _, err := exec.LookPath("vina"); err != nil {
+		t.Skip("vina not installed")
+	}
+	e := newHostileEnv(t, nil)
+	ctx := t.Context()
+	body := func(ligands ...string) io.Reader {
+		b, _ := json.Marshal(map[string]any{"receptor": e.ids["rec"], "ligands": ligands, "pocket": "box",
+			"box":            map[string]any{"center": []float64{15.190, 53.903, 16.917}, "size": []float64{14, 14, 14}},
+			"exhaustiveness": 1, "num_modes": 1, "seed": 7})
+		return bytes.NewReader(b)
+	}
+	ct := []string{"Content-Type", "application/json"}
+	job := e.mustSend(t, "POST", "/v1/docking/jobs", "write", body(e.ids["mol"], e.ids["chain"]), []int{202}, ct...)["id"].(string)
+	e.waitJob(t, "/v1/docking/jobs/"+job)
+	v := e.mustSend(t, "GET", "/v1/docking/jobs/"+job, "read", nil, []int{200})
+	if v["status"] != "succeeded" || v["finished_ligands"] != 1.0 || v["failed_ligands"] != 1.0 {
+		t.Fatalf("job: %v", v)
+	}
+	for i := 0; i < 2; i++ {
+		resp, data, err := e.send(ctx, "DELETE", "/v1/docking/jobs/"+job, "write", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkHostileAnswer(t, hostileCase{status: 409}, resp, data)
+	}
+	page := e.mustSend(t, "GET", "/v1/docking/jobs/"+job+"/results?limit=1", "read", nil, []int{200})
+	rs, _ := page["results"].([]any)
+	fs, _ := page["failures"].([]any)
+	if len(rs) != 1 || len(fs) != 1 || page["next_cursor"] != nil {
+		t.Errorf("results page: %v", page)
+	}
+	if len(fs) == 1 && fs[0].(map[string]any)["ligand"] != e.ids["chain"] {
+		t.Errorf("failure: %v", fs[0])
+	}
+	past := e.mustSend(t, "GET", "/v1/docking/jobs/"+job+"/results?cursor="+searchCursor("dock:5"), "read", nil, []int{200, 400})
+	if rs, ok := past["results"].([]any); ok && len(rs) != 0 {
+		t.Errorf("a cursor past the end gave %d results", len(rs))
+	}
+	// The pose of the failed ligand does not exist; the docked one's does.
+	e.mustSend(t, "GET", "/v1/docking/jobs/"+job+"/poses/"+e.ids["chain"]+"/1.sdf", "read", nil, []int{404})
+	e.mustSend(t, "GET", "/v1/docking/jobs/"+job+"/poses/"+e.ids["mol"]+"/1.sdf", "read", nil, []int{200})
+	e.mustSend(t, "GET", "/v1/docking/jobs/"+job+"/poses/"+e.ids["mol"]+"/2.sdf", "read", nil, []int{404})
+
+	// Cancelled twice at once, as it starts.
+	job2 := e.mustSend(t, "POST", "/v1/docking/jobs", "write", body(e.ids["mol"]), []int{202}, ct...)["id"].(string)
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, data, err := e.send(ctx, "DELETE", "/v1/docking/jobs/"+job2, "write", nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			codes[i] = resp.StatusCode
+			if resp.StatusCode != 200 && resp.StatusCode != 202 {
+				checkHostileAnswer(t, hostileCase{status: 409}, resp, data)
+			}
+		}()
+	}
+	wg.Wait()
+	e.waitJob(t, "/v1/docking/jobs/"+job2)
+	v = e.mustSend(t, "GET", "/v1/docking/jobs/"+job2, "read", nil, []int{200})
+	t.Logf("two cancels: %v; job %v, %v finished", codes, v["status"], v["finished_ligands"])
+	if v["status"] != "cancelled" && v["status"] != "succeeded" {
+		t.Errorf("job after two cancels: %v", v)
+	}
+	if v["status"] == "cancelled" {
+		res := e.mustSend(t, "GET", "/v1/docking/jobs/"+job2+"/results", "read", nil, []int{200})
+		if rs, _ := res["results"].([]any); len(rs)+int(v["finished_ligands"].(float64)) != 2*len(rs) {
+			t.Errorf("cancelled job: %d results for %v finished ligands", len(rs), v["finished_ligands"])
+		}
+	}
+	e.checkAlive(t)
 }
