@@ -127,6 +127,8 @@ type exec struct {
 	certain  map[node]varSet
 	plans    map[planKey]*bgpPlan
 	pushable map[*nFilter][]pushed
+	// rangeCounts caches countRange.
+	rangeCounts map[rangeCountKey]rangeCount
 	// rangeWorthy caches rangeWorth per predicate and active graph.
 	rangeWorthy map[rangeWorthKey]bool
 	bnodeSeq    int

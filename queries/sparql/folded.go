@@ -123,6 +123,10 @@ func (ex *exec) argNum(e expr, r row) (num, bool) {
 func newConst(v quad.Value) *eConst {
 	c := &eConst{v: v}
 	if n, ok := toNum(v); ok {
+		if n.k == kDec {
+			n.f, _ = n.r.Float64()
+			n.fOK = true
+		}
 		c.n, c.isNum = n, true
 	}
 	if classify(v) == cDateTime {

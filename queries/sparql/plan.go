@@ -559,14 +559,11 @@ func (ex *exec) fanoutStart(ctx context.Context, b *nBGP, greedy int, canRange b
 			return c
 		}
 		r, ok := rangeCandidate(tp, varSet{}, filters)
-		cr, can := ex.src.(interface {
-			CountNumericRange(ctx context.Context, pred quad.IRI, r graph.Range, limit int64) (int64, error)
-		})
-		if !ok || !can {
+		if !ok {
 			return c
 		}
 		lim := int64(math.Ceil(limit))
-		if got, err := cr.CountNumericRange(ctx, tp.p.v.(quad.IRI), r, lim); err == nil && got < lim {
+		if got, ok := ex.countRange(tp.p.v.(quad.IRI), r, lim); ok && got < lim {
 			return float64(got)
 		}
 		return c
@@ -736,15 +733,45 @@ func completesFilter(tp *triplePat, bnd varSet, filters []pushed) bool {
 // about n quads or more, when the source can count ranges (false when it
 // cannot).
 func (ex *exec) rangeAtLeast(pred quad.IRI, r graph.Range, n float64) bool {
-	c, ok := ex.src.(interface {
+	limit := int64(math.Ceil(n))
+	got, ok := ex.countRange(pred, r, limit)
+	return ok && got >= limit
+}
+
+// rangeCount is a count of a numeric range up to limit (n < limit: the
+// exact count).
+type rangeCount struct{ n, limit int64 }
+
+type rangeCountKey struct {
+	pred quad.IRI
+	r    graph.Range
+}
+
+// countRange counts the triples of pred in the numeric range r up to
+// limit through the source (ok false: it cannot), remembering the counts
+// of the execution: the planner asks about the same range several times
+// (the start's size, whether the range beats the columns), each a scan of
+// the store's numeric index (6 ms of bench query 32's 24).
+func (ex *exec) countRange(pred quad.IRI, r graph.Range, limit int64) (int64, bool) {
+	k := rangeCountKey{pred, r}
+	if c, ok := ex.rangeCounts[k]; ok && (c.n < c.limit || limit <= c.limit) {
+		return min(c.n, limit), true
+	}
+	cr, ok := ex.src.(interface {
 		CountNumericRange(ctx context.Context, pred quad.IRI, r graph.Range, limit int64) (int64, error)
 	})
 	if !ok {
-		return false
+		return 0, false
 	}
-	limit := int64(math.Ceil(n))
-	got, err := c.CountNumericRange(ex.ctx, pred, r, limit)
-	return err == nil && got >= limit
+	got, err := cr.CountNumericRange(ex.ctx, pred, r, limit)
+	if err != nil {
+		return 0, false
+	}
+	if ex.rangeCounts == nil {
+		ex.rangeCounts = map[rangeCountKey]rangeCount{}
+	}
+	ex.rangeCounts[k] = rangeCount{got, limit}
+	return got, true
 }
 
 func allIn(vs []int, s varSet) bool {

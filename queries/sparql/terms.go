@@ -46,7 +46,10 @@ type num struct {
 	k numKind
 	i int64
 	r *big.Rat // kDec
-	f float64  // kFloat, kDouble
+	f float64  // kFloat, kDouble; a kDec constant's value as a double when fOK
+	// fOK: f holds a kDec's double (newConst: a decimal constant compared
+	// with doubles row after row is converted once).
+	fOK bool
 }
 
 func isNumericType(t quad.IRI) bool {
@@ -120,6 +123,9 @@ func (n num) float() float64 {
 	case kInt:
 		return float64(n.i)
 	case kDec:
+		if n.fOK {
+			return n.f
+		}
 		f, _ := n.r.Float64()
 		return f
 	}
