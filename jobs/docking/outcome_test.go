@@ -6,8 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cayleygraph/quad"
 
 	"github.com/molgraph/molgraph/chem"
 	dk "github.com/molgraph/molgraph/docking"
@@ -114,5 +117,81 @@ func TestQueuedHostileOutcomes(t *testing.T) {
 	sum := sha256.Sum256(sdf)
 	if f.reg.Store().Blobs().Has(hex.EncodeToString(sum[:])) {
 		t.Error("a forged pose file was stored")
+	}
+}
+
+// forgingQueue is queue.Local whose first outcome for key carries
+// another engine fingerprint, as a worker built differently (or anyone
+// with the credentials) publishing a result would.
+type forgingQueue struct {
+	*queue.Local
+	key    string
+	forged atomic.Bool
+}
+
+func (q *forgingQueue) Outcomes(ctx context.Context, job quad.IRI) (<-chan queue.Outcome, error) {
+	in, err := q.Local.Outcomes(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan queue.Outcome)
+	go func() {
+		defer close(out)
+		for o := range in {
+			if o.Key == q.key && q.forged.CompareAndSwap(false, true) {
+				o.Engine = "other-engine"
+				var d work.DockOutcome
+				json.Unmarshal(o.Body, &d)
+				for i := range d.Poses {
+					d.Poses[i].Affinity = -99
+				}
+				o.Body, _ = json.Marshal(d)
+			}
+			select {
+			case out <- o:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// TestQueuedOutcomeOtherEngine: an outcome whose engine fingerprint is not
+// the job's is dropped, never stored; the ligand, still pending, is
+// enqueued again at the stall and docked by a worker of the right engine.
+func TestQueuedOutcomeOtherEngine(t *testing.T) {
+	local := queue.NewLocal(queue.Options{AckWait: 5 * time.Second, NakDelay: 200 * time.Millisecond})
+	defer local.Close()
+	inputs := &queue.MemInputs{}
+	q := &forgingQueue{Local: local}
+	f := newFixtureWith(t, Options{Workers: 1, Queue: q, Inputs: inputs, Engine: "test-engine", Stall: 2 * time.Second})
+	ctx := context.Background()
+	m, _, err := f.reg.Register(ctx, batch.Input{Format: chem.FormatSMILES, Content: "Oc1ccccc1", Generate3D: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.key = m.ID
+	runs := atomic.Int32{}
+	exec := work.DockExecutor(&work.Docker{Vina: f.task.Vina(), Pool: f.reg.Pool(), Worker: "w1"}, inputs)
+	w := &queue.LocalWorker{Queue: local, Name: "w1", Slots: 1, Engine: "test-engine",
+		Exec: map[string]queue.Executor{work.KindDock: func(ctx context.Context, u queue.Unit, n int) ([]byte, error) {
+			runs.Add(1)
+			return exec(ctx, u, n)
+		}}}
+	wctx, stop := context.WithCancel(ctx)
+	served := make(chan struct{})
+	go func() { defer close(served); w.Serve(wctx) }()
+	defer func() { stop(); <-served }()
+	j := f.submit(t, Request{Receptor: "rec-1iep", Ligands: []string{m.ID}, Pocket: "box",
+		Box:    &dk.Box{Center: [3]float64{15.190, 53.903, 16.917}, Size: [3]float64{14, 14, 14}},
+		Params: dk.Params{Exhaustiveness: 1, NumModes: 1, Seed: 7}})
+	rec := f.wait(t, j.ID, 3*time.Minute)
+	if !q.forged.Load() || rec.Status != "succeeded" || rec.Progress.Finished != 1 || runs.Load() != 2 {
+		t.Fatalf("job %s %+v after %d runs (forged %v)", rec.Status, rec.Progress, runs.Load(), q.forged.Load())
+	}
+	rs, err := f.task.Results(ctx, rec)
+	if err != nil || len(rs) != 1 || len(rs[0].Poses) != 1 || rs[0].Poses[0].Affinity < -20 {
+		t.Fatalf("results %+v %v", rs, err)
 	}
 }

@@ -90,6 +90,23 @@ func (t *Task) runQueued(ctx context.Context, j jobs.Job, c *committer, dj work.
 			continue
 		}
 		dos := make([]work.DockOutcome, 0, len(group))
+		kept := group[:0]
+		for _, o := range group {
+			// An executor's outcome from a worker of another engine
+			// fingerprint (a worker built differently never receives
+			// the job's units: a forged or misrouted message) does not
+			// count: it is dropped, and the unit, still pending, is
+			// enqueued again at the next stall.
+			if o.Failure == "" && o.Engine != t.opt.Engine {
+				log.Warn("outcome from another engine dropped", "ligand", o.Key, "worker", o.Worker, "engine", o.Engine)
+				if err := o.Done(); err != nil {
+					log.Warn("acknowledging an outcome", "ligand", o.Key, "err", err)
+				}
+				continue
+			}
+			kept = append(kept, o)
+		}
+		group = kept
 		for _, o := range group {
 			d := work.DockOutcome{Job: string(o.Job), Ligand: o.Key, Failure: o.Failure, Worker: o.Worker}
 			if o.Failure == "" {

@@ -338,7 +338,7 @@ func (w *LocalWorker) finish(lu *localUnit, body []byte, err error, stopped bool
 	if l.byID[id] != lu {
 		return // cancelled or lost meanwhile
 	}
-	o := Outcome{Kind: lu.u.Kind, Key: lu.u.Key, Job: lu.u.Job, Worker: w.Name, Runs: lu.runs, Body: body}
+	o := Outcome{Kind: lu.u.Kind, Key: lu.u.Key, Job: lu.u.Job, Worker: w.Name, Engine: w.Engine, Runs: lu.runs, Body: body}
 	switch {
 	case err == nil && !stopped:
 	case errors.Is(err, ErrAbandon):

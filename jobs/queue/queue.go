@@ -51,7 +51,8 @@ type Outcome struct {
 	Key      string       `json:"key"`
 	Job      quad.IRI     `json:"job"`
 	Worker   string       `json:"worker,omitempty"`
-	Runs     int          `json:"runs,omitempty"` // deliveries of the unit to executors
+	Engine   string       `json:"engine,omitempty"` // the fingerprint of the worker that ran it
+	Runs     int          `json:"runs,omitempty"`   // deliveries of the unit to executors
 	Body     []byte       `json:"body,omitempty"`
 	Failure  string       `json:"failure,omitempty"`
 	Delivery int          `json:"-"`

@@ -275,7 +275,7 @@ func (w *Worker) runOne(ctx context.Context, js jetstream.JetStream, n names, cf
 		_ = m.NakWithDelay(cfg.NakDelay)
 		return
 	}
-	o := queue.Outcome{Kind: u.Kind, Key: u.Key, Job: u.Job, Worker: w.Name, Runs: runs, Body: body}
+	o := queue.Outcome{Kind: u.Kind, Key: u.Key, Job: u.Job, Worker: w.Name, Engine: w.Engine, Runs: runs, Body: body}
 	if err := publishOutcome(ctx, js, n, o); err != nil {
 		return // not acked: delivered again
 	}
