@@ -87,6 +87,9 @@ func TestNeedKeepsEveryMatch(t *testing.T) {
 		// so 9), bridged, a ring of ~ bonds
 		"[#6]1~[#6]~[#6]~[#6]~[#6]~[#6]~[#6]~1", "*1~*~*~*~*~*~*~1", "*1**1", "C1CCCCCCCCCCC1", "C12CCCCC1CCC2",
 		"C1CC2CCC1C2", "*1~*~*~*~*~*~*~*~1", "[#6]1~[#6]~[#6]~[#6]~[#6]~1.[#6]1~[#6]~[#6]~[#6]~1",
+		// recursive SMARTS: their own requirements (not negated, under AND)
+		"[C;$(C=O);!$(C(=O)[O,N])]", "[$([NX3](C)(C)C)]", "[C;$(C1CCCCCC1)]", "[$(*S(=O)=O);!$(*N)]",
+		"[#6;$([#6]~[#7]);$([#6]~[#8])]", "[$([Cl,Br]),$(I)]c", "[!$(*Br)]-c", "[$(*-[$([#7]~[#8])])]",
 	} {
 		cases = append(cases, matcherCase{q: q, kind: QuerySMARTS})
 	}
@@ -133,7 +136,7 @@ func TestNeedKeepsEveryMatch(t *testing.T) {
 		}
 		screened[c.q] = float64(dropped) / float64(max(misses, 1))
 	}
-	for _, q := range []string{"N1CCNCC1", "[Cl,Br,I]c", "S(=O)(=O)[NX3]", "[Se,Te]", "c1ccsc1", "*1~*~*~*~*~*~*~1", "C1CCCCCCCCCCC1"} {
+	for _, q := range []string{"N1CCNCC1", "[Cl,Br,I]c", "S(=O)(=O)[NX3]", "[Se,Te]", "c1ccsc1", "*1~*~*~*~*~*~*~1", "C1CCCCCCCCCCC1", "[C;$(C1CCCCCC1)]", "[$(*S(=O)=O);!$(*N)]"} {
 		if screened[q] < 0.5 {
 			t.Errorf("%s: the screen drops %.0f%% of the molecules without a match, want >= 50%%", q, 100*screened[q])
 		}

@@ -1053,6 +1053,42 @@ int Matcher::need(const Classes &cls, std::uint64_t *out, int cap) {
     if (always || mask == 0 || mask == ~std::uint64_t(0)) continue;
     if (std::find(bondNeeds.begin(), bondNeeds.end(), mask) == bondNeeds.end()) bondNeeds.push_back(mask);
   }
+  // the lengths of the query's simple cycles (some of them if there are
+  // too many to list: each one found is a requirement)
+  std::uint64_t lens = 0;
+  cycleLengths(q_, &lens);
+  // A recursive SMARTS that every image of a query atom satisfies (one
+  // not negated, under ANDs only) embeds in the molecule: what it needs,
+  // the molecule has. Why: the atom's own kinds say little of such a
+  // query ([C;$(C=O);!$(C(=O)[O,N])] takes any aliphatic carbon).
+  for (unsigned qa = 0; qa < nq; qa++) {
+    if (atomRoot_[qa] < 0) continue;
+    std::vector<int> todo{atomRoot_[qa]};
+    while (!todo.empty()) {
+      const Node &n = nodes_[todo.back()];
+      todo.pop_back();
+      if (n.neg) continue;
+      if (n.kind == Node::kAnd) {
+        todo.insert(todo.end(), n.kids.begin(), n.kids.end());
+        continue;
+      }
+      if (n.kind != Node::kRec) continue;
+      std::vector<std::uint64_t> sub(std::max(cap, 3));
+      int sw = recs_[n.rec].sub->need(cls, sub.data(), int(sub.size()));
+      if (sw < 3) continue;
+      std::uint64_t sk = sub[0];
+      if (sk + 2 > std::uint64_t(sw)) continue;
+      for (std::uint64_t i = 0; i < sk; i++) {
+        if (std::find(atomNeeds.begin(), atomNeeds.end(), sub[1 + i]) == atomNeeds.end()) atomNeeds.push_back(sub[1 + i]);
+      }
+      std::uint64_t sb = sub[1 + sk];
+      if (sk + 2 + sb > std::uint64_t(sw)) continue;
+      for (std::uint64_t i = 0; i < sb; i++) {
+        if (std::find(bondNeeds.begin(), bondNeeds.end(), sub[2 + sk + i]) == bondNeeds.end()) bondNeeds.push_back(sub[2 + sk + i]);
+      }
+      if (sk + 2 + sb < std::uint64_t(sw)) lens |= sub[2 + sk + sb];
+    }
+  }
   std::stable_sort(bondNeeds.begin(), bondNeeds.end(), [](std::uint64_t a, std::uint64_t b) {
     return __builtin_popcountll(a) < __builtin_popcountll(b);
   });
@@ -1063,10 +1099,6 @@ int Matcher::need(const Classes &cls, std::uint64_t *out, int cap) {
   int b = std::min<int>(int(bondNeeds.size()), cap - w - 2);
   out[w++] = std::uint64_t(b);
   for (int i = 0; i < b; i++) out[w++] = bondNeeds[i];
-  // the lengths of the query's simple cycles (some of them if there are
-  // too many to list: each one found is a requirement)
-  std::uint64_t lens = 0;
-  cycleLengths(q_, &lens);
   out[w++] = lens;
   return w;
 }

@@ -49,8 +49,9 @@ func heldoutLines(t *testing.T, path string) []string {
 // TestHeldoutSMARTSEqualsRDKit matches SMARTS we did not write (every
 // SMARTS RDKit ships as data: its filter catalogs' PAINS, Brenk, NIH, ZINC
 // and ChEMBL sets, WEHI's PAINS, R. Lewis's, the functional groups,
-// Crippen's and the fragment descriptors', NIBR's filters, and mutants of
-// them) over molecules we did not pick (NCI, WEHI's PAINS test set, a
+// Crippen's and the fragment descriptors', NIBR's filters, mutants of
+// them, and WEHI's PAINS as RDKit's FilterCatalog matches them, hydrogens
+// merged) over molecules we did not pick (NCI, WEHI's PAINS test set, a
 // sample of the bench's drug-like set, edge.smi), molecule by molecule
 // against RDKit's HasSubstructMatch: testdata/heldout.py wrote the
 // expected hits (heldout_hits.txt.gz) with Debian's python3-rdkit. A

@@ -14,8 +14,11 @@ the reference (useChirality=False: molgraph's default).
       Data/FunctionalGroups.txt, Data/Crippen.txt,
       Data/FragmentDescriptors.csv and Contrib/NIBRSubstructureFilters;
       one per line, deduplicated, in that order; then mutants of every
-      7th (one character deleted or doubled, seeded). A line RDKit cannot
-      parse is kept with the prefix "!" (molgraph must refuse it, 422).
+      7th (one character deleted or doubled, seeded); then WEHI's PAINS
+      as RDKit's FilterCatalog matches them (explicit hydrogens merged into
+      their neighbours, MergeQueryHs, written back by MolToSmarts). A
+      line RDKit cannot parse is kept with the prefix "!" (molgraph must
+      refuse it, 422).
   heldout.py molecules DRUGLIKE.smi > heldout.smi
       the molecules: NCI's first 5K as RDKit reads them, every 4th of
       the first 4,000 of Data/Pains/test_data/wehi_mols.csv (PAINS test
@@ -92,7 +95,15 @@ def smarts():
         if t and t not in seen:
             seen.add(t)
             mutants.append(t)
-    for s in real + mutants:
+    # PAINS as RDKit's FilterCatalog matches them: with their explicit
+    # hydrogens merged into their neighbours (MergeQueryHs)
+    merged = []
+    for row in csv.reader(open(DATA + "Pains/wehi_pains.csv")):
+        t = Chem.MolToSmarts(Chem.MergeQueryHs(Chem.MolFromSmarts(row[0])))
+        if t not in seen:
+            seen.add(t)
+            merged.append(t)
+    for s in real + mutants + merged:
         m = Chem.MolFromSmarts(s)
         print(("" if m is not None else "!") + s)
 
