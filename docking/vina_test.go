@@ -3,7 +3,9 @@ package docking
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -340,6 +342,8 @@ func TestDockErrors(t *testing.T) {
 		{"box size", Params{}, Box{Center: box1iep.Center, Size: [3]float64{20, 0, 20}}, ErrInvalidBox},
 		{"box nan", Params{}, Box{Center: [3]float64{math.NaN(), 0, 0}, Size: box1iep.Size}, ErrInvalidBox},
 		{"box huge", Params{}, Box{Center: box1iep.Center, Size: [3]float64{20, 200, 20}}, ErrInvalidBox},
+		// each edge allowed, the volume (126 Å cube: vina past 2 GB) not
+		{"box volume", Params{}, Box{Center: box1iep.Center, Size: [3]float64{126, 126, 126}}, ErrInvalidBox},
 	} {
 		if _, err := v.Dock(ctx, rec, lig, tc.box, tc.p, nil); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
@@ -379,5 +383,48 @@ func TestStarsAcrossChunks(t *testing.T) {
 		if w.n != 51 || calls == 0 || last != 0.99 {
 			t.Errorf("chunks of %d: %d stars, %d calls, last %v; want 51 stars, last 0.99", size, w.n, calls, last)
 		}
+	}
+}
+
+// TestBoxJSON: a box is exactly three numbers for center and size
+// (encoding/json would fill a short array with zeros and drop extras).
+func TestBoxJSON(t *testing.T) {
+	var b Box
+	if err := json.Unmarshal([]byte(`{"center": [1, 2, 3], "size": [20, 21, 22]}`), &b); err != nil || b.Center != [3]float64{1, 2, 3} || b.Size != [3]float64{20, 21, 22} {
+		t.Fatalf("%+v %v", b, err)
+	}
+	for _, bad := range []string{`{"center": [1, 2], "size": [20, 20, 20]}`, `{"center": [1, 2, 3, 4], "size": [20, 20, 20]}`,
+		`{"center": [1, 2, 3]}`, `{"center": [1, 2, 3], "size": [20, 20, 20], "spacing": 1}`, `{"center": ["1", 2, 3], "size": [20, 20, 20]}`} {
+		if err := json.Unmarshal([]byte(bad), &b); !errors.Is(err, ErrInvalidBox) {
+			t.Errorf("%s: %v, want ErrInvalidBox", bad, err)
+		}
+	}
+	if !(Box{Center: [3]float64{0, 0, 0}, Size: [3]float64{10, 10, 10}}).Contains(5, -5, 0) || (Box{Size: [3]float64{10, 10, 10}}).Contains(5.1, 0, 0) {
+		t.Error("Contains")
+	}
+}
+
+// TestCleanPDBBounds: coordinates are plain decimals (ParseFloat reads
+// hex floats, exponents and NaN, which the programs downstream read each
+// their own way), and a PDB with more than MaxPreparedAtoms atoms left
+// to prepare is refused before PDB2PQR or Open Babel start.
+func TestCleanPDBBounds(t *testing.T) {
+	line := func(serial int, x string) string {
+		return fmt.Sprintf("ATOM  %5d  CA  ALA A%4d    %8s%8s%8s  1.00  0.00           C\n", serial%100000, serial%10000, x, "1.000", "2.000")
+	}
+	for _, x := range []string{"0x1p-2", "1e30", "NaN", "+Inf", "1_000"} {
+		if _, err := CleanPDB([]byte(line(1, x)), ReceptorOptions{}); !errors.Is(err, ErrInvalidReceptor) {
+			t.Errorf("x = %s: %v, want ErrInvalidReceptor", x, err)
+		}
+	}
+	if _, err := CleanPDB([]byte(line(1, "-12.500")+line(2, "3.")), ReceptorOptions{}); err != nil {
+		t.Errorf("plain decimals: %v", err)
+	}
+	var b strings.Builder
+	for i := 0; i <= MaxPreparedAtoms; i++ {
+		b.WriteString(line(i, fmt.Sprintf("%.3f", float64(i%100))))
+	}
+	if _, err := CleanPDB([]byte(b.String()), ReceptorOptions{}); !errors.Is(err, ErrInvalidReceptor) || !strings.Contains(err.Error(), "PDBQT") {
+		t.Errorf("%d atoms: %v, want ErrInvalidReceptor", MaxPreparedAtoms+1, err)
 	}
 }
