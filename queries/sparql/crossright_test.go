@@ -140,6 +140,14 @@ func TestExistsIDs(t *testing.T) {
 		{"SELECT (COUNT(?a) AS ?n) WHERE { ?a ex:kind ?k OPTIONAL { ?a ex:self ?x } FILTER(!BOUND(?x)) }", true, false},
 		{"SELECT ?a WHERE { ?a ex:kind ex:K1 FILTER EXISTS { { ?a ex:self ?x } UNION { ?y ex:kind ex:K0 } } }", true, false},
 		{"SELECT ?a WHERE { ?a ex:kind ex:K1 FILTER NOT EXISTS { { ?a ex:self ?x } UNION { ?y ex:kind ex:K0 } } }", true, true},
+		// One pattern: a seek in the column per row (existsCursor),
+		// with a constant other end, by object, none stored.
+		{"SELECT ?a WHERE { ?a ex:kind ?k FILTER EXISTS { ?a ex:self ex:s3 } }", true, true},
+		{"SELECT ?a ?k WHERE { ?a ex:kind ?k FILTER NOT EXISTS { ?a ex:kind ex:K1 } }", true, false},
+		{"SELECT ?b WHERE { ?a ex:link ?b FILTER NOT EXISTS { ?x ex:self ?b } }", false, false}, // ?b no shared id (an object)
+		{"SELECT ?a WHERE { ?a ex:kind ?k FILTER NOT EXISTS { ?a ex:nothing ?x } }", false, false},
+		{"SELECT ?a WHERE { ?a ex:kind ex:K1 FILTER NOT EXISTS { ?x ex:link ?a } }", true, false},
+		{"SELECT ?a WHERE { ?a ex:kind ?k FILTER EXISTS { ?a ex:self ?a } }", true, false},
 		// ?k is bound outside too: two shared variables, not by ids.
 		{"SELECT ?a ?k WHERE { ?a ex:kind ?k FILTER NOT EXISTS { ?a ex:link ?x . ?x ex:kind ?k } }", false, false},
 	}
@@ -178,9 +186,14 @@ func TestExistsIDs(t *testing.T) {
 			if got := solutionStrings(res, sols); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s (budget %d):\ngot %d rows %.200v\nwant %d rows %.200v", tc.q, budget, len(got), got, len(want), want)
 			}
-			built := 0
+			built := 0 // id sets built or column cursors read
 			for _, st := range res.ex.idSets {
 				if st.built {
+					built++
+				}
+			}
+			for _, c := range res.ex.cursors {
+				if c.c != nil {
 					built++
 				}
 			}

@@ -128,7 +128,11 @@
 // is a BGP (or a FILTER over one reading only its own variables) switch
 // to a hashed semi-, anti-, left or inner join once the left side's
 // solutions would have paid for evaluating the right side alone (its
-// patterns' counts; exists.go).
+// patterns' counts, multiplied across parts that share no variable: a
+// right side such as { ?b p ?x . ?a q ?k } is a cross product alone and
+// stays two lookups per row; one evaluated alone stops past four times
+// its estimate; exists.go). (NOT) EXISTS whose pattern shares only a
+// shared id variable with the row is a lookup in a streamed set of ids.
 //
 // Without columns, within a basic graph pattern over the default graph, a
 // pattern looked up many times is switched to a hash join: its triples are

@@ -146,8 +146,11 @@ type exec struct {
 	detIdx map[memoKey]*hashState
 	// idSets: the id sets of EXISTS patterns (existsIDs), scopes
 	// inScopeVars per node.
-	idSets        map[idSetKey]*idSetState
-	scopes        map[node]varSet
+	idSets map[idSetKey]*idSetState
+	scopes map[node]varSet
+	// cursors: the column cursors of single-pattern EXISTS
+	// (existsCursor).
+	cursors       map[*nBGP]*existsCur
 	noHashedRight bool
 	// subst is the solution substituted into the pattern of the EXISTS
 	// being evaluated (nil: none; see evalExists), targets caches
@@ -278,7 +281,7 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 	ex := &exec{ctx: ctx, src: src, q: q, nvars: len(q.vars),
 		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{}, targets: map[node]varSet{},
 		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
-		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, hashed: map[memoKey]*hashState{}, detIdx: map[memoKey]*hashState{}, idSets: map[idSetKey]*idSetState{}, scopes: map[node]varSet{}, now: opts.Now,
+		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, hashed: map[memoKey]*hashState{}, detIdx: map[memoKey]*hashState{}, idSets: map[idSetKey]*idSetState{}, scopes: map[node]varSet{}, cursors: map[*nBGP]*existsCur{}, now: opts.Now,
 		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}, unused: unusedVars(q), joinOnly: joinOnlyVars(q)}
 	if !opts.noFold {
 		ex.foldable = valueVars(q)

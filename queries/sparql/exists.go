@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cayleygraph/quad"
+	"github.com/molgraph/molgraph/graph"
 )
 
 // Hashed semi-joins, anti-joins, left joins and joins.
@@ -647,6 +648,9 @@ func (ex *exec) existsIDs(p node, g gctx, r row) (found, handled bool, err error
 	if !ok {
 		return false, false, nil
 	}
+	if found, handled, err := ex.existsCursor(p, g, v, id.id); handled || err != nil {
+		return found, handled, err
+	}
 	k := idSetKey{memoKey{n: p, label: g.label, named: g.named}, v}
 	st := ex.idSets[k]
 	if st == nil {
@@ -734,4 +738,85 @@ func (ex *exec) scopeOf(n node) varSet {
 	inScopeVars(n, s)
 	ex.scopes[n] = s
 	return s
+}
+
+// existsCursor answers EXISTS { P } for P one triple pattern with a
+// constant predicate whose subject (or object) is the shared id variable
+// v, bound to id, and whose other end is a constant or a variable used
+// nowhere else in P ("this molecule has a validation message"): a seek in
+// the predicate's column (by subject or by object) through a cursor kept
+// for the whole execution; the outer rows come in ascending id order from
+// a column scan, so the cursor walks the column forward, a merge semi- or
+// anti-join that neither evaluates P per row nor builds a set. handled is
+// false for other patterns, graphs or views.
+func (ex *exec) existsCursor(p node, g gctx, v int, id uint64) (found, handled bool, err error) {
+	b, ok := p.(*nBGP)
+	if !ok || len(b.pats) != 1 || !ex.cols || g.named || g.gvar >= 0 || ex.defaults != nil {
+		return false, false, nil
+	}
+	tp := &b.pats[0]
+	if tp.path != nil || tp.p.isVar() {
+		return false, false, nil
+	}
+	bySubject := tp.s.isVar() && tp.s.slot == v
+	if !bySubject && !(tp.o.isVar() && tp.o.slot == v) {
+		return false, false, nil
+	}
+	other := tp.o
+	if !bySubject {
+		other = tp.s
+	}
+	if other.isVar() && other.slot == v {
+		return false, false, nil // ?v p ?v
+	}
+	st := ex.cursors[b]
+	if st == nil {
+		st = &existsCur{}
+		ex.cursors[b] = st
+		cs, ok := ex.idm.(cursorSource)
+		pred, isIRI := tp.p.v.(quad.IRI)
+		if !ok || !isIRI {
+			st.off = true
+		} else if pid, err := ex.idm.TermID(pred); err != nil {
+			return false, true, ex.sourceErr(err, nil)
+		} else if pid == 0 {
+			st.none = true // the predicate is not stored: nothing matches
+		} else if st.c = cs.ColumnCursor(pid, bySubject); st.c == nil {
+			st.off = true
+		}
+		if !other.isVar() && !st.off && !st.none {
+			oid, err := ex.idm.TermID(other.v)
+			if err != nil {
+				return false, true, ex.sourceErr(err, nil)
+			}
+			if oid == 0 || oid >= 1<<32 {
+				st.none = true
+			}
+			st.other, st.constOther = uint32(oid), true
+		}
+	}
+	switch {
+	case st.off:
+		return false, false, nil
+	case st.none:
+		return false, true, nil
+	}
+	if err := ex.tick(); err != nil {
+		return false, true, err
+	}
+	ids := st.c.Seek(id)
+	if !st.constOther {
+		return len(ids) > 0, true, nil
+	}
+	_, found = slices.BinarySearch(ids, st.other)
+	return found, true, nil
+}
+
+// existsCur is existsCursor's state for one pattern: its column cursor
+// (off: none; none: nothing can match) and a constant other end.
+type existsCur struct {
+	c          *graph.ColumnCursor
+	off, none  bool
+	other      uint32
+	constOther bool
 }

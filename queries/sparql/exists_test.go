@@ -110,6 +110,11 @@ func TestHashedRight(t *testing.T) {
 				n++
 			}
 		}
+		for _, c := range res.ex.cursors {
+			if c.c != nil {
+				n++
+			}
+		}
 		return n
 	}
 	for i, want := range map[int]bool{0: true, 1: true, 2: false, 4: true, 6: true, 9: false, 14: true, 15: true, 16: false} {
