@@ -1125,6 +1125,29 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 	if ex.idm != nil {
 		rid = make([]uint64, len(r))
 	}
+	// nodes[i] are the variables that steps before i matched as the
+	// subject or object of a triple of the active graph (plain patterns,
+	// not paths): nodes of the graph, which a zero-length path from them
+	// need not look up again (nodeInGraph, a seek per row).
+	nodes := make([]varSet, len(pl.order))
+	seen := varSet{}
+	for i, j := range pl.order {
+		tp := &b.pats[j]
+		if tp.path != nil {
+			nodes[i] = seen
+			continue
+		}
+		if seen.has(tp.s.slot) && seen.has(tp.o.slot) || !tp.s.isVar() && !tp.o.isVar() {
+			continue
+		}
+		next := varSet{}
+		for v := range seen {
+			next.add(v)
+		}
+		next.addTerm(tp.s)
+		next.addTerm(tp.o)
+		seen = next
+	}
 	// The continuation of each step is made once per call, not per row,
 	// as are the steps' column cursors (made at their first lookup).
 	nexts := make([]func() error, len(pl.order))
@@ -1140,7 +1163,7 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 		tp := &b.pats[pl.order[i]]
 		next := nexts[i]
 		if tp.path != nil {
-			return ex.evalPathPattern(tp, g, r, next)
+			return ex.evalPathPattern(tp, g, r, nodes[i], next)
 		}
 		if pl.ranges != nil && pl.ranges[i] != nil {
 			return ex.matchRange(tp, *pl.ranges[i], g, r, rid, next)

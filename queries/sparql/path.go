@@ -222,7 +222,7 @@ func (ex *exec) pathAll(g gctx, p pathExpr, fn func(x, y quad.Value) error) erro
 
 // evalPathPattern binds a path pattern in row r and calls next for each
 // match.
-func (ex *exec) evalPathPattern(tp *triplePat, g gctx, r row, next func() error) error {
+func (ex *exec) evalPathPattern(tp *triplePat, g gctx, r row, nodes varSet, next func() error) error {
 	s, o := ex.resolve(tp.s, r), ex.resolve(tp.o, r)
 	bind := func(t term, v quad.Value, f func() error) error {
 		if !t.isVar() || r[t.slot] != nil {
@@ -238,13 +238,15 @@ func (ex *exec) evalPathPattern(tp *triplePat, g gctx, r row, next func() error)
 	}
 	path := tp.path
 	// A zero-length path matches a node bound by an earlier pattern or
-	// VALUES only if the node is in the graph (constants always match).
+	// VALUES only if the node is in the graph (constants always match);
+	// nodes are the variables earlier steps of the BGP matched as a
+	// subject or object in the graph, known to be in it.
 	if m, ok := path.(pMod); ok && m.min == 0 {
 		start, startTerm := s, tp.s
 		if start == nil {
 			start, startTerm = o, tp.o
 		}
-		if start != nil && startTerm.isVar() {
+		if start != nil && startTerm.isVar() && !nodes.has(startTerm.slot) {
 			in, err := ex.nodeInGraph(g, start)
 			if err != nil {
 				return err
