@@ -51,7 +51,11 @@
 // split across all cores.
 //
 // Substructure: the query's pattern fingerprint must be a subset of the
-// molecule's (RDKit's screen, as SubstructLibrary uses it); candidates are
+// molecule's (RDKit's screen, as SubstructLibrary uses it), and for a
+// molecule held in memory its chem.Summary must meet the query's chem.Need
+// (atom-kind counts, hetero bond kinds, the lengths of its simple cycles,
+// and those of the recursive SMARTS every image of a query atom
+// satisfies); candidates are
 // then matched with RDKit's SubstructMatch on their pickles, in batches on
 // one goroutine per core, each with its own copy of the query (recursive
 // SMARTS queries cache state). Superstructure reverses both: the stored
