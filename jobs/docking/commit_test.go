@@ -30,7 +30,7 @@ func TestCommitIdempotent(t *testing.T) {
 		ids = append(ids, m.ID)
 	}
 	j, err := f.task.NewJob(ctx, "dock-idem", Request{Receptor: "rec-1iep", Ligands: ids, Pocket: "box",
-		Box: &dk.Box{Center: [3]float64{0, 0, 0}, Size: [3]float64{10, 10, 10}}})
+		Box: &dk.Box{Center: [3]float64{15.190, 53.903, 16.917}, Size: [3]float64{10, 10, 10}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -333,7 +333,7 @@ func TestResultsBulk(t *testing.T) {
 	}
 	slices.Sort(ids)
 	j, err := f.task.NewJob(ctx, "dock-bulk", Request{Receptor: "rec-1iep", Ligands: ids, Pocket: "box",
-		Box: &dk.Box{Center: [3]float64{0, 0, 0}, Size: [3]float64{10, 10, 10}}})
+		Box: &dk.Box{Center: [3]float64{15.190, 53.903, 16.917}, Size: [3]float64{10, 10, 10}}})
 	if err != nil {
 		t.Fatal(err)
 	}
