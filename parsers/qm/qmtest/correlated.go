@@ -71,3 +71,20 @@ func CheckCorrelated(t *testing.T, name string, c *qm.Calculation, want []qm.Cor
 
 // Near reports whether a and b agree within tol.
 func Near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// CheckAmongCorrelated checks that each of cclib's energies (want) is
+// within CclibEnergyTol of one of c's correlated energies, and returns how
+// many it compared.
+func CheckAmongCorrelated(t *testing.T, name string, c *qm.Calculation, want []float64) int {
+	t.Helper()
+	for _, w := range want {
+		found := false
+		for _, x := range c.Correlated {
+			found = found || Near(x.Energy, w, CclibEnergyTol)
+		}
+		if !found {
+			t.Errorf("%s: cclib's %.9f not among ours %v", name, w, c.Correlated)
+		}
+	}
+	return len(want)
+}
