@@ -154,17 +154,7 @@ func TestExistsIDs(t *testing.T) {
 	ctx := context.Background()
 	data := hashJoinData(rand.New(rand.NewSource(11)))
 	mem := openStore(t, data)
-	cols, err := graph.Open(t.TempDir(), graph.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cols.Close() })
-	for g, qs := range data {
-		if err := cols.PutGraph(ctx, quad.IRI(g), qs); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitColumns(t, cols)
+	cols := openColumnStore(t, data)
 	for _, tc := range cases {
 		want := selectStrings(t, plainSource{mem}, prefix+tc.q, Options{noHashedRight: true})
 		if (len(want) == 0) != tc.empty || len(want) == 1 && strings.HasSuffix(want[0], `"0"^^<http://www.w3.org/2001/XMLSchema#integer>`) {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/cayleygraph/quad"
-	"github.com/molgraph/molgraph/graph"
 )
 
 // TestVirtuosoDeviations pins the answers of held-out query shapes on
@@ -83,17 +82,7 @@ func TestVirtuosoDeviations(t *testing.T) {
 	}}
 	ctx := context.Background()
 	mem := openStore(t, data)
-	cols, err := graph.Open(t.TempDir(), graph.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cols.Close() })
-	for g, qs := range data {
-		if err := cols.PutGraph(ctx, quad.IRI(g), qs); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitColumns(t, cols)
+	cols := openColumnStore(t, data)
 	for _, tc := range cases {
 		for name, src := range map[string]Source{"memory": mem, "columns": cols} {
 			if tc.want == nil {

@@ -141,6 +141,24 @@ func TestHashJoin(t *testing.T) {
 	}
 }
 
+// openColumnStore opens an on-disk store holding graphs and waits until its
+// read views read the columns (the engine's id-column paths).
+func openColumnStore(t testing.TB, graphs map[string][]quad.Quad) *graph.Store {
+	t.Helper()
+	st, err := graph.Open(t.TempDir(), graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for g, qs := range graphs {
+		if err := st.PutGraph(context.Background(), quad.IRI(g), qs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitColumns(t, st)
+	return st
+}
+
 // waitColumns waits until the store's read views read its columns.
 func waitColumns(t testing.TB, st *graph.Store) {
 	t.Helper()

@@ -5,9 +5,6 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
-
-	"github.com/cayleygraph/quad"
-	"github.com/molgraph/molgraph/graph"
 )
 
 // TestNotBoundRewrite compares OPTIONAL { P } FILTER(!BOUND(?v)) evaluated
@@ -60,17 +57,7 @@ func TestNotBoundRewrite(t *testing.T) {
 	ctx := context.Background()
 	data := hashJoinData(rand.New(rand.NewSource(7)))
 	mem := openStore(t, data)
-	cols, err := graph.Open(t.TempDir(), graph.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cols.Close() })
-	for g, qs := range data {
-		if err := cols.PutGraph(ctx, quad.IRI(g), qs); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitColumns(t, cols)
+	cols := openColumnStore(t, data)
 	for _, tc := range cases {
 		q, err := Parse(prefix+tc.query, "")
 		if err != nil {
