@@ -116,6 +116,28 @@ func (v *Values) Get(id uint64) TermValue {
 	return TermValue{v.kind[id], v.bits[id]}
 }
 
+// Gather reads the values of a batch of ids at once: kinds[i] and
+// bits[i] get the value of ids[i] (ValueNone when not covered); kinds and
+// bits must be at least as long as ids. One tight loop over the batch
+// lets the processor overlap the cache misses of the random reads, which
+// a read per id between other work cannot (the ids of a column's objects
+// are in no useful order).
+func (v *Values) Gather(ids []uint32, kinds []ValueKind, bits []uint64) {
+	if v == nil {
+		clear(kinds[:len(ids)])
+		return
+	}
+	kind, vb := v.kind, v.bits[:len(v.kind)]
+	n := len(kind)
+	for i, id := range ids {
+		if int(id) < n {
+			kinds[i], bits[i] = kind[id], vb[id]
+		} else {
+			kinds[i] = ValueNone
+		}
+	}
+}
+
 // Bytes is the memory the column holds.
 func (v *Values) Bytes() int64 {
 	if v == nil {

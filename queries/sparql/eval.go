@@ -181,7 +181,12 @@ type exec struct {
 	// unused marks the variables scans need not decode, joinOnly the
 	// BGP of a join-only variable (unused.go).
 	unused   []bool
-	joinOnly []*nBGP
+	joinOnly []bgpSet
+	// vcache holds the values of the ids the current star batch bound
+	// (folded.go; nil: none yet).
+	vcache *valueCache
+	// subjOnly marks the subject-only variables (unused.go).
+	subjOnly []bool
 	// cols: the read view has in-memory columns (matchColumns).
 	cols bool
 	// The last computed dateTime term dateOperand parsed (lastDateOK:
@@ -197,7 +202,7 @@ type exec struct {
 	// are bound to ids (folded.go; nil otherwise); valueVars marks them
 	// (unused.go), foldable the variables that could be.
 	vals                *graph.TermValues
-	valueVars, foldable []*nBGP
+	valueVars, foldable []bgpSet
 	// decodeErr is the first error of a decoding done inside a sort
 	// comparison (resolveKey).
 	decodeErr error
@@ -282,7 +287,7 @@ func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{}, targets: map[node]varSet{},
 		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
 		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, hashed: map[memoKey]*hashState{}, detIdx: map[memoKey]*hashState{}, idSets: map[idSetKey]*idSetState{}, scopes: map[node]varSet{}, cursors: map[*nBGP]*existsCur{}, now: opts.Now,
-		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}, unused: unusedVars(q), joinOnly: joinOnlyVars(q)}
+		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}, unused: unusedVars(q), joinOnly: joinOnlyVars(q), subjOnly: subjectOnlyVars(q)}
 	if !opts.noFold {
 		ex.foldable = valueVars(q)
 	}
@@ -1464,6 +1469,16 @@ func (ex *exec) matchColumnsScan(tp *triplePat, bound [3]uint64, skip [3]bool, s
 // nil) it records the ids of the terms it binds; a nil term of t is one
 // the caller knows to equal the bound value (a hash join key matched by
 // id).
+// idOnly reports whether v stands for a term known only by its id
+// (unusedTerm, idTerm), which sameTerm cannot compare.
+func idOnly(v quad.Value) bool {
+	if v == quad.Value(unusedTerm) {
+		return true
+	}
+	_, ok := v.(idTerm)
+	return ok
+}
+
 func (ex *exec) bindTriple(tp *triplePat, r row, rid []uint64, t [3]quad.Value, id *[3]uint64, next func() error) error {
 	var set [3]int
 	n := 0
@@ -1472,7 +1487,13 @@ func (ex *exec) bindTriple(tp *triplePat, r row, rid []uint64, t [3]quad.Value, 
 			continue
 		}
 		if cur := r[pt.slot]; cur != nil {
-			if t[i] != nil && !sameTerm(cur, t[i]) {
+			differ := t[i] != nil && !sameTerm(cur, t[i])
+			if (idOnly(cur) || idOnly(t[i])) && rid != nil && id != nil && rid[pt.slot] != 0 && id[i] != 0 {
+				// A variable bound without its term (twice in one
+				// pattern, "?a ex:self ?a"): its ids tell.
+				differ = rid[pt.slot] != id[i]
+			}
+			if differ {
 				for j := 0; j < n; j++ {
 					r[set[j]] = nil
 					if rid != nil {

@@ -71,17 +71,64 @@ var pow10 = func() (p [19]int64) {
 // idNum returns the number the term of id folds to; ok is false when the
 // column has no number for it (not a number, not covered, ...).
 func (ex *exec) idNum(id uint64) (num, bool) {
-	n, ok := foldedNum(ex.vals, id)
+	var n num
+	var ok bool
+	if tv, hit := ex.vcache.get(id); hit {
+		n, ok = numOf(tv)
+	} else {
+		n, ok = foldedNum(ex.vals, id)
+	}
 	if ok {
 		ex.folds++
 	}
 	return n, ok
 }
 
+// valueCache holds the folded values of the ids a star's batch binds
+// (starRun.bind), read by one tight loop over the batch (Gather): the
+// expressions, ORDER BY keys and aggregates that then read them one
+// solution at a time find them here instead of taking a cache miss in
+// the value column per id (its ids are in no useful order). Direct-mapped:
+// a later id takes an earlier one's place, which is then read from the
+// column again.
+type valueCache struct {
+	ids  [valueCacheSize]uint64
+	vals [valueCacheSize]graph.TermValue
+}
+
+const valueCacheSize = 1 << 12
+
+func valueCacheSlot(id uint64) int { return int((id * 0x9E3779B97F4A7C15) >> (64 - 12)) }
+
+// get returns the cached value of id (hit false: not cached).
+func (c *valueCache) get(id uint64) (graph.TermValue, bool) {
+	if c == nil || id == 0 {
+		return graph.TermValue{}, false
+	}
+	i := valueCacheSlot(id)
+	if c.ids[i] != id {
+		return graph.TermValue{}, false
+	}
+	return c.vals[i], true
+}
+
+// fill caches the values of ids, read from vals at once.
+func (c *valueCache) fill(vals *graph.TermValues, ids []uint32, kinds []graph.ValueKind, bits []uint64) {
+	vals.Gather(ids, kinds, bits)
+	for i, id := range ids {
+		j := valueCacheSlot(uint64(id))
+		c.ids[j], c.vals[j] = uint64(id), graph.TermValue{Kind: kinds[i], Bits: bits[i]}
+	}
+}
+
 // foldedNum is idNum without the count: it only reads the (immutable)
 // value column, so the star's helper goroutines call it (star_par.go).
 func foldedNum(vals *graph.TermValues, id uint64) (num, bool) {
-	tv := vals.Get(id)
+	return numOf(vals.Get(id))
+}
+
+// numOf is the number of a folded value; ok is false when it is none.
+func numOf(tv graph.TermValue) (num, bool) {
 	switch tv.Kind {
 	case graph.ValueNone:
 		return num{}, false
@@ -105,8 +152,16 @@ func foldedNum(vals *graph.TermValues, id uint64) (num, bool) {
 func (ex *exec) argNum(e expr, r row) (num, bool) {
 	switch x := e.(type) {
 	case *eVar:
-		if t, ok := r[x.slot].(idTerm); ok && ex.vals != nil {
-			return ex.idNum(t.id)
+		switch t := r[x.slot].(type) {
+		case idTerm:
+			if ex.vals != nil {
+				return ex.idNum(t.id)
+			}
+		case quad.TypedString:
+			// The number just computed (foldedOp) or read (numOf).
+			if ex.lastNumOK && ex.lastIsNum && t == ex.lastNumTerm {
+				return ex.lastNum, true
+			}
 		}
 	case *eConst:
 		if x.isNum {
@@ -153,7 +208,11 @@ func (ex *exec) dateOperand(e expr, r row) (ns int64, utc, ok bool) {
 	switch x := e.(type) {
 	case *eVar:
 		if t, isID := r[x.slot].(idTerm); isID && ex.vals != nil {
-			switch tv := ex.vals.Get(t.id); tv.Kind {
+			tv, hit := ex.vcache.get(t.id)
+			if !hit {
+				tv = ex.vals.Get(t.id)
+			}
+			switch tv.Kind {
 			case graph.ValueDateTime, graph.ValueDateTimeUTC:
 				ex.folds++
 				return int64(tv.Bits), tv.Kind == graph.ValueDateTimeUTC, true
@@ -337,7 +396,14 @@ func (ex *exec) foldedOp(x *eOp, r row) (v quad.Value, handled bool, err error) 
 		if !ok || err != nil {
 			return nil, ok, err
 		}
-		return arithLiteral(res, ints), true, nil
+		lit := arithLiteral(res, ints)
+		if ts, isTS := lit.(quad.TypedString); isTS && (res.k == kInt || res.k == kDouble) {
+			// What numOf would parse back out of the literal (a double
+			// is written exactly): a FILTER or ORDER BY reading the
+			// BIND's variable next finds it without parsing.
+			ex.lastNumTerm, ex.lastNum, ex.lastIsNum, ex.lastNumOK = ts, res, true, true
+		}
+		return lit, true, nil
 	}
 	if len(x.args) != 2 {
 		return nil, false, nil

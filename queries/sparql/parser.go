@@ -795,6 +795,13 @@ func (p *parser) placeFilters(at token, n node, conds []expr) node {
 			x.r = p.placeFilters(at, x.r, right)
 			p.setDepth(at, x, max(p.treeDepth(x.l), p.treeDepth(x.r))+1)
 		}
+	case *nUnion:
+		// Filter(F, Union(A, B)) = Union(Filter(F, A), Filter(F, B)):
+		// each branch places the conditions as far down as it can.
+		x.l = p.placeFilters(at, x.l, conds)
+		x.r = p.placeFilters(at, x.r, conds)
+		p.setDepth(at, x, max(p.treeDepth(x.l), p.treeDepth(x.r))+1)
+		return x
 	case *nExtend:
 		cp := certain(x.p)
 		var down []expr
@@ -994,6 +1001,13 @@ func (p *parser) balanced(ops []token, xs []any, mk func(l, r any) any) any {
 // joinNodes joins two patterns (recording the join's depth), dropping the
 // empty BGP (the join identity).
 func (p *parser) joinNodes(at token, l, r node) node {
+	if b, ok := l.(*nBGP); ok && len(b.pats) > 0 {
+		if u, ok := r.(*nUnion); ok {
+			if d := p.distribute(at, b, u); d != nil {
+				return d
+			}
+		}
+	}
 	n := joinNodes(l, r)
 	if j, ok := n.(*nJoin); ok {
 		p.built(at, j, l, r)

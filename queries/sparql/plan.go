@@ -803,7 +803,7 @@ func (ex *exec) planLazy(b *nBGP, pl *bgpPlan) {
 	}
 	var lazy []bool
 	for v, jb := range ex.joinOnly {
-		if jb == b || ex.valueVars != nil && ex.valueVars[v] == b {
+		if jb.has(b) || ex.valueVars != nil && ex.valueVars[v].has(b) {
 			if lazy == nil {
 				lazy = make([]bool, len(ex.joinOnly))
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -521,8 +522,10 @@ type aggState struct {
 	lang     string
 	langMix  bool
 	distinct map[string]bool
-	// distinctIDs: the ids COUNT(DISTINCT ?v) saw (countDistinctID).
-	distinctIDs map[uint64]struct{}
+	// ids are the ids COUNT(DISTINCT ?v) saw (countDistinctID): the
+	// first uniq sorted and distinct, the rest as they came.
+	ids  []uint64
+	uniq int
 }
 
 type groupState struct {
@@ -705,20 +708,42 @@ func (ex *exec) findGroup(sq *selectQuery, g gctx, r row, fast map[[4]quad.Value
 
 // countDistinctID counts id once in st (COUNT(DISTINCT ?v) of a shared id
 // variable).
+//
+// The ids are appended to a list that is sorted and made distinct
+// whenever it has doubled since the last time (and at the end, by
+// distinctCount), which for a million ids is several times faster than a
+// hash set (one random probe per id) and holds 8 bytes per id.
 func (ex *exec) countDistinctID(st *aggState, id uint64) error {
-	if st.distinctIDs == nil {
-		st.distinctIDs = map[uint64]struct{}{}
+	if len(st.ids) == cap(st.ids) {
+		if st.uniq > 0 && len(st.ids) >= 2*st.uniq || len(st.ids) >= 1<<16 && st.uniq == 0 {
+			dedupIDs(st)
+		}
+		if len(st.ids) == cap(st.ids) {
+			grow := max(cap(st.ids), 64)
+			if err := ex.alloc(8 * grow); err != nil {
+				return err
+			}
+			st.charged += 8 * grow
+			st.ids = append(make([]uint64, 0, cap(st.ids)+grow), st.ids...)
+		}
 	}
-	if _, ok := st.distinctIDs[id]; ok {
-		return nil
-	}
-	st.charged += mapEntryBytes + 8
-	if err := ex.alloc(mapEntryBytes + 8); err != nil {
-		return err
-	}
-	st.distinctIDs[id] = struct{}{}
-	st.count++
+	st.ids = append(st.ids, id)
 	return nil
+}
+
+// dedupIDs sorts st.ids and keeps each id once.
+func dedupIDs(st *aggState) {
+	slices.Sort(st.ids)
+	st.ids = slices.Compact(st.ids)
+	st.uniq = len(st.ids)
+}
+
+// distinctCount settles the count of a COUNT(DISTINCT ?v) counted by ids.
+func distinctCount(st *aggState) {
+	if st.ids != nil {
+		dedupIDs(st)
+		st.count = int64(st.uniq)
+	}
 }
 
 func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
@@ -748,6 +773,21 @@ func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 		// (shared.go): they are counted without decoding.
 		if t, ok := r[x.slot].(idTerm); ok {
 			return ex.countDistinctID(st, t.id)
+		}
+	}
+	if x, isVar := a.arg.(*eVar); isVar && a.name == "COUNT" && a.distinct && ex.idm != nil && ex.subjOnly[x.slot] {
+		// IRIs and blank nodes only: counted by id (unused.go).
+		switch t := r[x.slot].(type) {
+		case nil:
+			return nil
+		case idTerm:
+			return ex.countDistinctID(st, t.id)
+		default:
+			if t != quad.Value(unusedTerm) {
+				if id, err := ex.idm.TermID(t); err == nil && id != 0 {
+					return ex.countDistinctID(st, id)
+				}
+			}
 		}
 	}
 	if a.arg != nil {
@@ -903,6 +943,7 @@ func finishAgg(a *eAgg, st *aggState) quad.Value {
 	}
 	switch a.name {
 	case "COUNT":
+		distinctCount(st)
 		return num{k: kInt, i: st.count}.value()
 	case "SUM":
 		if !st.hasSum {

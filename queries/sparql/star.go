@@ -1,6 +1,7 @@
 package sparql
 
 import (
+	"math"
 	"slices"
 
 	"github.com/cayleygraph/quad"
@@ -53,6 +54,39 @@ type starCmp struct {
 	e  expr // the filter, evaluated as a term for ids without a number
 	op string
 	c  num
+	// The comparison on the commonest folded kinds without building a
+	// num: want holds the outcomes of the comparison (cmpLess, cmpEqual,
+	// cmpMore) that pass; cd is c promoted to a double (a double or an
+	// integer compared with a double constant), ci c as an integer when
+	// it is one (cInt).
+	want uint8
+	cd   float64
+	ci   int64
+	cInt bool
+}
+
+// The outcomes of a comparison, as bits of starCmp.want.
+const (
+	cmpLess uint8 = 1 << iota
+	cmpEqual
+	cmpMore
+)
+
+// wantOf is the set of outcomes that pass the comparison op.
+func wantOf(op string) uint8 {
+	switch op {
+	case "=":
+		return cmpEqual
+	case "!=":
+		return cmpLess | cmpMore
+	case "<":
+		return cmpLess
+	case ">":
+		return cmpMore
+	case "<=":
+		return cmpLess | cmpEqual
+	}
+	return cmpMore | cmpEqual
 }
 
 type starKind uint8
@@ -155,7 +189,9 @@ func (ex *exec) starCompile(f expr, obj int, kind map[int]starKind) (starCmp, bo
 	if !okv || !okc || v.slot != obj || !c.isNum {
 		return starCmp{}, false
 	}
-	return starCmp{e: f, op: op, c: c.n}, true
+	sc := starCmp{e: f, op: op, c: c.n, want: wantOf(op), cd: c.n.as(kDouble).f}
+	sc.ci, sc.cInt = c.n.i, c.n.k == kInt
+	return sc, true
 }
 
 // starPass evaluates the compiled filters of st on the object id o, as
@@ -199,6 +235,129 @@ func (c *starCmp) pass(n num) bool {
 	return ok && d >= 0
 }
 
+// passBits is pass on a folded value read from the value column, for a
+// double compared with any numeric constant or an integer compared with
+// an integer or a double (numeric promotion, 17.3 of the recommendation,
+// turns both sides into doubles, or leaves two integers); fast is false
+// for the other kinds, which take pass.
+func (c *starCmp) passBits(k graph.ValueKind, bits uint64) (pass, fast bool) {
+	var out uint8
+	switch {
+	case k == graph.ValueDouble || k == graph.ValueInteger && !c.cInt && c.c.k == kDouble:
+		f := math.Float64frombits(bits)
+		if k == graph.ValueInteger {
+			f = float64(int64(bits))
+		}
+		switch {
+		case f < c.cd:
+			out = cmpLess
+		case f > c.cd:
+			out = cmpMore
+		case f == c.cd:
+			out = cmpEqual
+		default: // NaN: no order; only != passes
+			return c.want == cmpLess|cmpMore, true
+		}
+	case k == graph.ValueInteger && c.cInt:
+		switch i := int64(bits); {
+		case i < c.ci:
+			out = cmpLess
+		case i > c.ci:
+			out = cmpMore
+		default:
+			out = cmpEqual
+		}
+	default:
+		return false, false
+	}
+	return c.want&out != 0, true
+}
+
+// passFolded evaluates the compiled filters of st on a folded value (as
+// starPass on an id with that value); ok is false when the value is no
+// number (the filters then need the term).
+func (st *starStep) passFolded(tv graph.TermValue) (pass, ok bool) {
+	for i := range st.comp {
+		c := &st.comp[i]
+		p, fast := c.passBits(tv.Kind, tv.Bits)
+		if !fast {
+			n, ok := numOf(tv)
+			if !ok {
+				return false, false
+			}
+			p = c.pass(n)
+		}
+		if !p {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// passBatch sets keep[i] to whether object objs[i] passes the compiled
+// filters of st, reading the values of the whole batch from the value
+// column at once (graph.TermValues.Gather) before comparing them; an id
+// without a folded number is evaluated as a term (starPass).
+func (sr *starRun) passBatch(st *starStep, objs []uint32, keep []bool) error {
+	if len(st.comp) == 0 {
+		for i := range objs {
+			keep[i] = true
+		}
+		return nil
+	}
+	if cap(sr.kinds) < len(objs) {
+		sr.kinds = make([]graph.ValueKind, len(objs))
+		sr.bits = make([]uint64, len(objs))
+	}
+	kinds, bits := sr.kinds[:len(objs)], sr.bits[:len(objs)]
+	sr.vals.Gather(objs, kinds, bits)
+	ex := sr.ex
+	for i := range objs {
+		pass, ok := st.passFolded(graph.TermValue{Kind: kinds[i], Bits: bits[i]})
+		if ok {
+			ex.folds += len(st.comp)
+			keep[i] = pass
+			continue
+		}
+		pass, err := ex.starPass(st, uint64(objs[i]), sr.g, sr.r)
+		if err != nil {
+			return err
+		}
+		keep[i] = pass
+	}
+	return nil
+}
+
+// filterFirst keeps the solutions of the batch in (the raw output of the
+// star's first step's scan) that pass the first step's compiled filters.
+func (sr *starRun) filterFirst(in *starLevel) error {
+	first := &sr.sg.steps[0]
+	if first.obj < 0 || len(first.comp) == 0 || len(in.s) == 0 {
+		return nil
+	}
+	keep := sr.keepBuf(len(in.s))
+	if err := sr.passBatch(first, in.o[0], keep); err != nil {
+		return err
+	}
+	n := 0
+	for t, k := range keep {
+		if k {
+			in.s[n], in.o[0][n] = in.s[t], in.o[0][t]
+			n++
+		}
+	}
+	in.s, in.o[0] = in.s[:n], in.o[0][:n]
+	return nil
+}
+
+// keepBuf returns sr's keep buffer with room for n flags.
+func (sr *starRun) keepBuf(n int) []bool {
+	if cap(sr.keep) < n {
+		sr.keep = make([]bool, n)
+	}
+	return sr.keep[:n]
+}
+
 // starLevel is the batch of solutions entering one step of a star: the
 // subjects' ids and, per earlier step with a variable object, the
 // objects' ids.
@@ -230,6 +389,14 @@ type starRun struct {
 	// constant objects.
 	pid, oid []uint64
 	lv       []starLevel // lv[j]: the batch entering step j (j >= 1)
+	// Buffers of passBatch and level: the values of a batch's objects,
+	// the flags of those that pass, and a step's candidate objects with
+	// the index of the solution each extends.
+	kinds []graph.ValueKind
+	bits  []uint64
+	keep  []bool
+	cand  []uint32
+	candT []int32
 }
 
 // evalStar evaluates the star sg of the BGP b in id batches and calls
@@ -309,16 +476,13 @@ func (ex *exec) evalStar(b *nBGP, sg *starSeg, g gctx, r row, rid []uint64, then
 			return cbErr
 		}
 		if first.obj >= 0 {
-			pass, err := ex.starPass(first, id[2], g, r)
-			if err != nil || !pass {
-				cbErr = err
-				return err
-			}
 			in.o[0] = append(in.o[0], uint32(id[2]))
 		}
 		in.s = append(in.s, uint32(id[0]))
 		if len(in.s) >= starBatch {
-			cbErr = sr.level(1)
+			if cbErr = sr.filterFirst(in); cbErr == nil {
+				cbErr = sr.level(1)
+			}
 			in.reset()
 			if batches++; cbErr == nil && batches >= ex.parAfter {
 				par = sr.startPar()
@@ -334,7 +498,9 @@ func (ex *exec) evalStar(b *nBGP, sg *starSeg, g gctx, r row, rid []uint64, then
 	}
 	// The last batch's errors (sourceErr would drop them: err is nil).
 	if len(in.s) > 0 {
-		err = sr.level(1)
+		if err = sr.filterFirst(in); err == nil {
+			err = sr.level(1)
+		}
 		in.reset()
 	}
 	if err == nil && par != nil {
@@ -357,6 +523,9 @@ func (sr *starRun) level(j int) error {
 	st := &sr.sg.steps[j]
 	out := &sr.lv[j+1]
 	cur := sr.curs[j]
+	if st.obj >= 0 && len(st.comp) > 0 {
+		return sr.levelFiltered(j)
+	}
 	for t, s := range in.s {
 		objs := cur.Seek(uint64(s))
 		if len(objs) == 0 {
@@ -385,6 +554,60 @@ func (sr *starRun) level(j int) error {
 				return err
 			}
 			out.reset()
+		}
+	}
+	if len(out.s) > 0 {
+		err := sr.level(j + 1)
+		out.reset()
+		return err
+	}
+	return nil
+}
+
+// levelFiltered is level for a step with a variable object and compiled
+// filters: the objects the batch's subjects have are collected first and
+// filtered together (passBatch), then the solutions that pass are pushed
+// on in the same order as level would.
+func (sr *starRun) levelFiltered(j int) error {
+	in := &sr.lv[j]
+	st := &sr.sg.steps[j]
+	out := &sr.lv[j+1]
+	cur := sr.curs[j]
+	flush := func() error {
+		keep := sr.keepBuf(len(sr.cand))
+		if err := sr.passBatch(st, sr.cand, keep); err != nil {
+			return err
+		}
+		for i, k := range keep {
+			if !k {
+				continue
+			}
+			sr.push(in, int(sr.candT[i]), j, sr.cand[i])
+			if len(out.s) >= starBatch {
+				if err := sr.level(j + 1); err != nil {
+					return err
+				}
+				out.reset()
+			}
+		}
+		sr.cand, sr.candT = sr.cand[:0], sr.candT[:0]
+		return nil
+	}
+	sr.cand, sr.candT = sr.cand[:0], sr.candT[:0]
+	for t, s := range in.s {
+		for _, o := range cur.Seek(uint64(s)) {
+			sr.cand = append(sr.cand, o)
+			sr.candT = append(sr.candT, int32(t))
+		}
+		if len(sr.cand) >= starBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(sr.cand) > 0 {
+		if err := flush(); err != nil {
+			return err
 		}
 	}
 	if len(out.s) > 0 {
@@ -434,6 +657,24 @@ func (sr *starRun) value(slot int, id uint64) (quad.Value, error) {
 func (sr *starRun) bind(in *starLevel) (err error) {
 	sg, r, rid := sr.sg, sr.r, sr.rid
 	last := &sg.steps[len(sg.steps)-1]
+	if sr.vals != nil {
+		// The values of the objects bound to their ids, for what reads
+		// them next (valueCache).
+		for i, st := range sg.steps {
+			if st.obj < 0 || sg.kind[st.obj] != starID || len(in.o[i]) == 0 {
+				continue
+			}
+			if sr.ex.vcache == nil {
+				sr.ex.vcache = &valueCache{}
+			}
+			n := len(in.o[i])
+			if cap(sr.kinds) < n {
+				sr.kinds = make([]graph.ValueKind, n)
+				sr.bits = make([]uint64, n)
+			}
+			sr.ex.vcache.fill(sr.vals, in.o[i], sr.kinds[:n], sr.bits[:n])
+		}
+	}
 	defer func() {
 		r[sg.subj], rid[sg.subj] = nil, 0
 		for _, st := range sg.steps {

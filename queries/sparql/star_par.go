@@ -318,26 +318,17 @@ func (sr *starRun) bindJob(jb *starJob) error {
 // runSequential runs a batch of first-step pairs through the sequential
 // path (starPass with the query's state, level's flushes).
 func (sr *starRun) runSequential(jb *starJob) error {
-	ex := sr.ex
 	first := &sr.sg.steps[0]
 	in := &sr.lv[1]
 	in.reset()
 	for t, s := range jb.in.s {
 		if first.obj >= 0 {
-			o := jb.in.o[0][t]
-			pass, err := ex.starPass(first, uint64(o), sr.g, sr.r)
-			if err != nil {
-				return err
-			}
-			if !pass {
-				continue
-			}
-			in.o[0] = append(in.o[0], o)
+			in.o[0] = append(in.o[0], jb.in.o[0][t])
 		}
 		in.s = append(in.s, s)
 	}
-	if len(in.s) == 0 {
-		return nil
+	if err := sr.filterFirst(in); err != nil || len(in.s) == 0 {
+		return err
 	}
 	err := sr.level(1)
 	in.reset()
@@ -425,15 +416,9 @@ func passNum(vals *graph.TermValues, st *starStep, o uint32, folds *int) (pass, 
 	if len(st.comp) == 0 {
 		return true, true
 	}
-	n, ok := foldedNum(vals, uint64(o))
-	if !ok {
-		return false, false
+	pass, ok = st.passFolded(vals.Get(uint64(o)))
+	if ok {
+		*folds += len(st.comp)
 	}
-	for i := range st.comp {
-		*folds++
-		if !st.comp[i].pass(n) {
-			return false, true
-		}
-	}
-	return true, true
+	return pass, ok
 }

@@ -21,18 +21,38 @@ const unusedTerm = quad.BNode("\x00unused")
 // without decoding its terms, as unused variables are (bgpPlan.lazy says
 // where; not for steps read by numeric range scans, which read values).
 
-// joinOnlyVars returns, per slot, the BGP whose join-only variable it is
+// A variable may also occur in several BGPs that are branches of one
+// UNION (directly or deeper, never joined with each other: "{ ?m p ?x }
+// UNION { ?m q ?x }", or the branches a BGP was distributed into,
+// distribute.go): each solution then has its binding from exactly one of
+// them, so it is join-only or value-read in each, as in one BGP.
+
+// bgpSet is the BGPs of a join-only or value-read variable (nil: it is
+// none).
+type bgpSet []*nBGP
+
+// has reports whether b is one of s.
+func (s bgpSet) has(b *nBGP) bool {
+	for _, x := range s {
+		if x == b {
+			return true
+		}
+	}
+	return false
+}
+
+// joinOnlyVars returns, per slot, the BGPs whose join-only variable it is
 // (nil: none).
-func joinOnlyVars(q *Query) []*nBGP {
+func joinOnlyVars(q *Query) []bgpSet {
 	u := &useCounter{uses: make([]int, len(q.vars))}
 	u.count(q)
-	out := make([]*nBGP, len(q.vars))
+	out := make([]bgpSet, len(q.vars))
 	if q.form == Describe {
 		return out
 	}
 	for v, b := range u.bgp {
 		if b != nil && u.uses[v] == u.occ[v] && !u.multi[v] && !u.inPred[v] {
-			out[v] = b
+			out[v] = u.bgpsOf(v)
 		}
 	}
 	return out
@@ -52,19 +72,19 @@ func joinOnlyVars(q *Query) []*nBGP {
 
 // valueVars returns, per slot, the BGP whose value-read variable it is
 // (nil: none; a nil slice: no variable is).
-func valueVars(q *Query) []*nBGP {
+func valueVars(q *Query) []bgpSet {
 	if q.form == Describe {
 		return nil
 	}
 	u := &useCounter{uses: make([]int, len(q.vars)), safe: make([]int, len(q.vars))}
 	u.count(q)
-	var out []*nBGP
+	var out []bgpSet
 	for v, b := range u.bgp {
 		if b != nil && u.safe[v] > 0 && u.uses[v] == u.occ[v]+2*u.safe[v] && !u.multi[v] && !u.inPred[v] {
 			if out == nil {
-				out = make([]*nBGP, len(q.vars))
+				out = make([]bgpSet, len(q.vars))
 			}
-			out[v] = b
+			out[v] = u.bgpsOf(v)
 		}
 	}
 	return out
@@ -108,6 +128,15 @@ type useCounter struct {
 	occ           []int
 	bgp           []*nBGP
 	multi, inPred map[int]bool
+	// at are the BGPs each variable occurs in, with the UNION branches
+	// they are in; branch is the branches the walk is in now (a UNION's
+	// number times 2, plus 1 in its right branch).
+	at     map[int][]bgpAt
+	branch []int
+	unions int
+	// notSubj marks the variables that occur anywhere but as the
+	// subject of a triple pattern (subjectOnlyVars).
+	notSubj map[int]bool
 	// safe counts the reads (of 2) that an id binding allows (nil: not
 	// counted; see valueVars).
 	safe []int
@@ -197,8 +226,12 @@ func (u *useCounter) node(n node) {
 			if tp.path != nil {
 				u.term(tp.s, 2)
 				u.term(tp.o, 2)
+				u.notSubject(tp.s)
+				u.notSubject(tp.o)
 				continue
 			}
+			u.notSubject(tp.p)
+			u.notSubject(tp.o)
 			for i, t := range [3]term{tp.s, tp.p, tp.o} {
 				if !t.isVar() || t.slot >= len(u.uses) {
 					continue
@@ -206,9 +239,7 @@ func (u *useCounter) node(n node) {
 				u.slot(t.slot, 1)
 				u.inBGP[t.slot] = true
 				u.occ[t.slot]++
-				if b := u.bgp[t.slot]; b != nil && b != x {
-					u.multi[t.slot] = true
-				}
+				u.occurs(t.slot, x)
 				u.bgp[t.slot] = x
 				if i == 1 || tp.p.isVar() {
 					u.inPred[t.slot] = true
@@ -225,8 +256,13 @@ func (u *useCounter) node(n node) {
 			u.expr(x.cond)
 		}
 	case *nUnion:
+		n := u.unions
+		u.unions++
+		u.branch = append(u.branch, 2*n)
 		u.node(x.l)
+		u.branch[len(u.branch)-1] = 2*n + 1
 		u.node(x.r)
+		u.branch = u.branch[:len(u.branch)-1]
 	case *nMinus:
 		u.node(x.l)
 		u.node(x.r)
@@ -277,4 +313,81 @@ func (u *useCounter) expr(e expr) {
 	case *eAgg:
 		u.slot(x.slot, 2)
 	}
+}
+
+// bgpAt is a BGP and the UNION branches it is in.
+type bgpAt struct {
+	b      *nBGP
+	branch []int
+}
+
+// occurs records an occurrence of slot in the BGP x: a variable in two
+// BGPs is in several (multi) unless the two are in different branches of
+// one UNION.
+func (u *useCounter) occurs(slot int, x *nBGP) {
+	if u.at == nil {
+		u.at = map[int][]bgpAt{}
+	}
+	for _, a := range u.at[slot] {
+		if a.b == x {
+			return
+		}
+	}
+	for _, a := range u.at[slot] {
+		if !exclusive(a.branch, u.branch) {
+			u.multi[slot] = true
+		}
+	}
+	u.at[slot] = append(u.at[slot], bgpAt{x, append([]int(nil), u.branch...)})
+}
+
+// exclusive reports whether two BGPs in the UNION branches a and b are
+// alternatives: the first UNION where their branches part is the same
+// UNION.
+func exclusive(a, b []int) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return a[i]/2 == b[i]/2
+		}
+	}
+	return false
+}
+
+// bgpsOf is the BGPs slot occurs in.
+func (u *useCounter) bgpsOf(slot int) bgpSet {
+	var s bgpSet
+	for _, a := range u.at[slot] {
+		s = append(s, a.b)
+	}
+	return s
+}
+
+// notSubject marks t's variable as occurring elsewhere than as a subject.
+func (u *useCounter) notSubject(t term) {
+	if !t.isVar() {
+		return
+	}
+	if u.notSubj == nil {
+		u.notSubj = map[int]bool{}
+	}
+	u.notSubj[t.slot] = true
+}
+
+// Subject-only variables. A variable that occurs in triple patterns only
+// as their subject (not in a path) is bound to IRIs and blank nodes only,
+// whose store ids are as distinct as their terms (no literal, where
+// sameTerm and the id part ways), so COUNT(DISTINCT ?v) may count its
+// ids (query.go: accumulate) instead of decoding every term: the instances
+// per class of a whole store ("?s a ?c", a million subjects) took 18 s
+// decoded.
+
+// subjectOnlyVars returns, per slot, whether the variable is subject-only.
+func subjectOnlyVars(q *Query) []bool {
+	u := &useCounter{uses: make([]int, len(q.vars))}
+	u.count(q)
+	out := make([]bool, len(q.vars))
+	for v := range out {
+		out[v] = u.occ != nil && u.occ[v] > 0 && !u.notSubj[v]
+	}
+	return out
 }
