@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/cayleygraph/quad"
@@ -125,7 +124,7 @@ type exec struct {
 	memo     map[memoKey][]row
 	risky    map[node][]int
 	certain  map[node]varSet
-	plans    map[planKey]*bgpPlan
+	calls    map[bgpCallKey]*bgpCall
 	pushable map[*nFilter][]pushed
 	// rangeCounts caches countRange.
 	rangeCounts map[rangeCountKey]rangeCount
@@ -277,15 +276,10 @@ type memoKey struct {
 	named bool
 }
 
-type planKey struct {
-	b     *nBGP
-	bound string
-}
-
 func newExec(ctx context.Context, src Source, q *Query, opts Options) *exec {
 	ex := &exec{ctx: ctx, src: src, q: q, nvars: len(q.vars),
 		est: map[*triplePat]float64{}, memo: map[memoKey][]row{}, risky: map[node][]int{}, targets: map[node]varSet{},
-		certain: map[node]varSet{}, plans: map[planKey]*bgpPlan{}, pushable: map[*nFilter][]pushed{},
+		certain: map[node]varSet{}, pushable: map[*nFilter][]pushed{},
 		rangeWorthy: map[rangeWorthKey]bool{}, hashes: map[hashKey]*hashTable{}, hashed: map[memoKey]*hashState{}, detIdx: map[memoKey]*hashState{}, idSets: map[idSetKey]*idSetState{}, scopes: map[node]varSet{}, cursors: map[*nBGP]*existsCur{}, now: opts.Now,
 		procs: opts.Procedures, procSplits: map[*nBGP]*procSplit{}, unused: unusedVars(q), joinOnly: joinOnlyVars(q), subjOnly: subjectOnlyVars(q)}
 	if !opts.noFold {
@@ -1085,61 +1079,156 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 	if sp := ex.splitProcs(b); sp != nil {
 		return ex.evalProcBGP(sp, g, in, filters, emit)
 	}
-	bound := varSet{}
-	key := make([]byte, 0, 16)
-	for _, tp := range b.pats {
-		for _, t := range []term{tp.s, tp.p, tp.o} {
-			if t.isVar() && in[t.slot] != nil && !bound[t.slot] {
-				bound.add(t.slot)
-			}
+	c := ex.bgpCallFor(b, g, in, filters)
+	if c.busy {
+		// Evaluated again from inside its own evaluation: a state of
+		// its own.
+		c = ex.newBGPCall(b, c.pl, c.bound)
+	}
+	c.busy = true
+	defer func() { c.busy = false }()
+	c.g, c.emit = g, emit
+	if len(c.r) != len(in) {
+		c.r = make(row, len(in))
+		if c.rid != nil {
+			c.rid = make([]uint64, len(in))
 		}
 	}
-	for _, f := range filters {
-		for _, v := range f.vars {
-			if in[v] != nil {
-				bound.add(v)
-			}
-		}
-	}
-	if g.gvar >= 0 && in[g.gvar] != nil {
-		bound.add(g.gvar)
-	}
-	for _, v := range sortedSlots(bound) {
-		key = strconv.AppendInt(key, int64(v), 10)
-		key = append(key, ',')
-	}
-	pk := planKey{b: b, bound: string(key)}
-	if len(filters) > 0 {
-		pk.bound += fmt.Sprintf("f%p", &filters[0])
-	}
-	pl, ok := ex.plans[pk]
-	if !ok {
-		pl = ex.planBGP(ex.ctx, b, bound, filters)
-		ex.plans[pk] = pl
-	}
-	r := in.clone()
+	copy(c.r, in)
+	clear(c.rid)
+	pl, r := c.pl, c.r
 	for _, f := range pl.pre {
 		ok, err := ex.test(f, g, r)
 		if err != nil || !ok {
 			return err
 		}
 	}
-	// rid[v] is the source's id of the term bound to v by a step of this
-	// BGP, 0 when unknown (bound before, or by a path).
-	var rid []uint64
-	if ex.idm != nil {
-		rid = make([]uint64, len(r))
+	if c.curs != nil && c.rid != nil && !g.named && g.gvar < 0 && ex.defaults == nil {
+		if sg := ex.starSegment(b, pl, c.bound); sg != nil {
+			k := len(sg.steps)
+			if handled, err := ex.evalStar(b, sg, g, r, c.rid, func() error { return c.step(k) }); handled {
+				return err
+			}
+		}
 	}
+	return c.step(0)
+}
+
+// bgpCall is the state of the evaluations of one BGP with one set of
+// variables bound before it (and one set of pushed filters): its plan,
+// the row and ids its steps bind, the continuation of each step and the
+// steps' column cursors. A BGP evaluated once per outer solution (the
+// right side of an OPTIONAL, a join or EXISTS, substituted) reuses it,
+// so each call costs its lookups, not a plan lookup and a dozen
+// allocations, and its cursors walk forward from the previous call's keys
+// (outer solutions come in the order of a column scan).
+type bgpCall struct {
+	x     *exec
+	b     *nBGP
+	pl    *bgpPlan
+	bound varSet
+	busy  bool
+	// The current call's active graph and continuation.
+	g    gctx
+	emit emitFn
+	// r is the solution the steps extend; rid[v] is the source's id of
+	// the term a step bound to v, 0 when unknown (bound before, or by a
+	// path).
+	r   row
+	rid []uint64
 	// nodes[i] are the variables that steps before i matched as the
 	// subject or object of a triple of the active graph (plain patterns,
 	// not paths): nodes of the graph, which a zero-length path from them
 	// need not look up again (nodeInGraph, a seek per row).
-	nodes := make([]varSet, len(pl.order))
+	nodes []varSet
+	nexts []func() error
+	curs  []colCursor
+}
+
+// bgpCallKey identifies a bgpCall: the BGP, the variables bound before
+// it (a bit per slot, for queries of up to 64 variables; others key by
+// the sorted slots) and the pushed filters.
+type bgpCallKey struct {
+	b       *nBGP
+	mask    uint64
+	slots   string
+	filters *pushed
+}
+
+// bgpCallFor returns the state of b's evaluations with in's bindings
+// and filters, made and planned at the first.
+func (ex *exec) bgpCallFor(b *nBGP, g gctx, in row, filters []pushed) *bgpCall {
+	k := bgpCallKey{b: b}
+	if len(filters) > 0 {
+		k.filters = &filters[0]
+	}
+	wide := len(in) > 64
+	var bound varSet
+	mark := func(v int) {
+		if in[v] == nil {
+			return
+		}
+		if !wide {
+			k.mask |= 1 << uint(v)
+			return
+		}
+		if bound == nil {
+			bound = varSet{}
+		}
+		bound.add(v)
+	}
+	for i := range b.pats {
+		tp := &b.pats[i]
+		for _, t := range [3]term{tp.s, tp.p, tp.o} {
+			if t.isVar() {
+				mark(t.slot)
+			}
+		}
+	}
+	for _, f := range filters {
+		for _, v := range f.vars {
+			mark(v)
+		}
+	}
+	if g.gvar >= 0 {
+		mark(g.gvar)
+	}
+	if wide {
+		k.slots = fmt.Sprint(sortedSlots(bound))
+	}
+	if c, ok := ex.calls[k]; ok {
+		return c
+	}
+	if !wide {
+		bound = varSet{}
+		for v := 0; v < 64; v++ {
+			if k.mask&(1<<uint(v)) != 0 {
+				bound.add(v)
+			}
+		}
+	} else if bound == nil {
+		bound = varSet{}
+	}
+	c := ex.newBGPCall(b, ex.planBGP(ex.ctx, b, bound, filters), bound)
+	if ex.calls == nil {
+		ex.calls = map[bgpCallKey]*bgpCall{}
+	}
+	ex.calls[k] = c
+	return c
+}
+
+// newBGPCall makes the state of evaluations of b with the plan pl.
+func (ex *exec) newBGPCall(b *nBGP, pl *bgpPlan, bound varSet) *bgpCall {
+	c := &bgpCall{x: ex, b: b, pl: pl, bound: bound, r: make(row, ex.nvars)}
+	if ex.idm != nil {
+		c.rid = make([]uint64, ex.nvars)
+	}
+	c.nodes = make([]varSet, len(pl.order))
 	seen := varSet{}
 	for i, j := range pl.order {
 		tp := &b.pats[j]
 		if tp.path != nil {
-			nodes[i] = seen
+			c.nodes[i] = seen
 			continue
 		}
 		if seen.has(tp.s.slot) && seen.has(tp.o.slot) || !tp.s.isVar() && !tp.o.isVar() {
@@ -1153,37 +1242,15 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 		next.addTerm(tp.o)
 		seen = next
 	}
-	// The continuation of each step is made once per call, not per row,
-	// as are the steps' column cursors (made at their first lookup).
-	nexts := make([]func() error, len(pl.order))
-	var curs []colCursor
 	if ex.cols && !ex.noCursor {
-		curs = make([]colCursor, len(pl.order))
+		c.curs = make([]colCursor, len(pl.order))
 	}
-	var step func(i int) error
-	step = func(i int) error {
-		if i == len(pl.order) {
-			return emit(r)
-		}
-		tp := &b.pats[pl.order[i]]
-		next := nexts[i]
-		if tp.path != nil {
-			return ex.evalPathPattern(tp, g, r, nodes[i], next)
-		}
-		if pl.ranges != nil && pl.ranges[i] != nil {
-			return ex.matchRange(tp, *pl.ranges[i], g, r, rid, next)
-		}
-		var cur *colCursor
-		if curs != nil {
-			cur = &curs[i]
-		}
-		return ex.matchPattern(tp, g, r, rid, i == 1 && pl.eagerHash, pl.lazy, cur, next)
-	}
-	for i := range nexts {
+	c.nexts = make([]func() error, len(pl.order))
+	for i := range c.nexts {
 		filters := pl.filters[i]
-		nexts[i] = func() error {
+		c.nexts[i] = func() error {
 			for _, f := range filters {
-				ok, err := ex.test(f, g, r)
+				ok, err := ex.test(f, c.g, c.r)
 				if err != nil {
 					return err
 				}
@@ -1191,18 +1258,31 @@ func (ex *exec) evalBGP(b *nBGP, g gctx, in row, filters []pushed, emit emitFn) 
 					return nil
 				}
 			}
-			return step(i + 1)
+			return c.step(i + 1)
 		}
 	}
-	if curs != nil && rid != nil && !g.named && g.gvar < 0 && ex.defaults == nil {
-		if sg := ex.starSegment(b, pl, bound); sg != nil {
-			k := len(sg.steps)
-			if handled, err := ex.evalStar(b, sg, g, r, rid, func() error { return step(k) }); handled {
-				return err
-			}
-		}
+	return c
+}
+
+// step runs step i of the plan on the current solution.
+func (c *bgpCall) step(i int) error {
+	if i == len(c.pl.order) {
+		return c.emit(c.r)
 	}
-	return step(0)
+	ex := c.x
+	tp := &c.b.pats[c.pl.order[i]]
+	next := c.nexts[i]
+	if tp.path != nil {
+		return ex.evalPathPattern(tp, c.g, c.r, c.nodes[i], next)
+	}
+	if c.pl.ranges != nil && c.pl.ranges[i] != nil {
+		return ex.matchRange(tp, *c.pl.ranges[i], c.g, c.r, c.rid, next)
+	}
+	var cur *colCursor
+	if c.curs != nil {
+		cur = &c.curs[i]
+	}
+	return ex.matchPattern(tp, c.g, c.r, c.rid, i == 1 && c.pl.eagerHash, c.pl.lazy, cur, next)
 }
 
 func (ex *exec) resolve(t term, r row) quad.Value {

@@ -2,6 +2,7 @@ package sparql
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"time"
@@ -71,13 +72,11 @@ var pow10 = func() (p [19]int64) {
 // idNum returns the number the term of id folds to; ok is false when the
 // column has no number for it (not a number, not covered, ...).
 func (ex *exec) idNum(id uint64) (num, bool) {
-	var n num
-	var ok bool
-	if tv, hit := ex.vcache.get(id); hit {
-		n, ok = numOf(tv)
-	} else {
-		n, ok = foldedNum(ex.vals, id)
+	tv, hit := ex.vcache.get(id)
+	if !hit {
+		tv = ex.vals.Get(id)
 	}
+	n, ok := numOf(tv)
 	if ok {
 		ex.folds++
 	}
@@ -102,11 +101,11 @@ func valueCacheSlot(id uint64) int { return int((id * 0x9E3779B97F4A7C15) >> (64
 
 // get returns the cached value of id (hit false: not cached).
 func (c *valueCache) get(id uint64) (graph.TermValue, bool) {
-	if c == nil || id == 0 {
+	if c == nil {
 		return graph.TermValue{}, false
 	}
 	i := valueCacheSlot(id)
-	if c.ids[i] != id {
+	if c.ids[i] != id || id == 0 {
 		return graph.TermValue{}, false
 	}
 	return c.vals[i], true
@@ -130,13 +129,20 @@ func foldedNum(vals *graph.TermValues, id uint64) (num, bool) {
 // numOf is the number of a folded value; ok is false when it is none.
 func numOf(tv graph.TermValue) (num, bool) {
 	switch tv.Kind {
+	case graph.ValueDouble:
+		return num{k: kDouble, f: math.Float64frombits(tv.Bits)}, true
+	case graph.ValueInteger:
+		return num{k: kInt, i: int64(tv.Bits)}, true
 	case graph.ValueNone:
 		return num{}, false
-	case graph.ValueInteger:
-		return num{k: kInt, i: tv.Int()}, true
-	case graph.ValueDouble:
-		return num{k: kDouble, f: tv.Float()}, true
-	case graph.ValueFloat:
+	}
+	return otherNumOf(tv)
+}
+
+// otherNumOf is numOf of the rarer kinds (kept apart so that numOf is
+// inlined).
+func otherNumOf(tv graph.TermValue) (num, bool) {
+	if tv.Kind == graph.ValueFloat {
 		return num{k: kFloat, f: tv.Float()}, true
 	}
 	if m, scale, ok := tv.Decimal(); ok {
