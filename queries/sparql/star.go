@@ -63,6 +63,10 @@ type starCmp struct {
 	cd   float64
 	ci   int64
 	cInt bool
+	// in, when set, makes the filter "?obj IN (c1, ...)" (NOT IN with
+	// notIn): each an "=" comparison, passed when one passes (none).
+	in    []starCmp
+	notIn bool
 }
 
 // The outcomes of a comparison, as bits of starCmp.want.
@@ -169,6 +173,9 @@ func (ex *exec) starCompile(f expr, obj int, kind map[int]starKind) (starCmp, bo
 	if obj < 0 || kind[obj] != starID || ex.vals == nil {
 		return starCmp{}, false
 	}
+	if x, ok := f.(*eIn); ok {
+		return starCompileIn(f, x, obj)
+	}
 	x, ok := f.(*eOp)
 	if !ok || len(x.args) != 2 {
 		return starCmp{}, false
@@ -191,6 +198,27 @@ func (ex *exec) starCompile(f expr, obj int, kind map[int]starKind) (starCmp, bo
 	}
 	sc := starCmp{e: f, op: op, c: c.n, want: wantOf(op), cd: c.n.as(kDouble).f}
 	sc.ci, sc.cInt = c.n.i, c.n.k == kInt
+	return sc, true
+}
+
+// starCompileIn compiles "?obj IN (c1, ...)" or NOT IN over numeric
+// constants, as foldedIn evaluates it on a folded number (equal to one of
+// the constants by numeric comparison).
+func starCompileIn(f expr, x *eIn, obj int) (starCmp, bool) {
+	v, ok := x.left.(*eVar)
+	if !ok || v.slot != obj || len(x.list) == 0 {
+		return starCmp{}, false
+	}
+	sc := starCmp{e: f, notIn: x.not}
+	for _, it := range x.list {
+		c, ok := it.(*eConst)
+		if !ok || !c.isNum {
+			return starCmp{}, false
+		}
+		eq := starCmp{e: f, op: "=", c: c.n, want: cmpEqual, cd: c.n.as(kDouble).f}
+		eq.ci, eq.cInt = c.n.i, c.n.k == kInt
+		sc.in = append(sc.in, eq)
+	}
 	return sc, true
 }
 
@@ -219,6 +247,14 @@ func (ex *exec) starPass(st *starStep, o uint64, g gctx, r row) (bool, error) {
 
 // pass reports whether the number n passes the comparison c.
 func (c *starCmp) pass(n num) bool {
+	if c.in != nil {
+		for i := range c.in {
+			if c.in[i].pass(n) {
+				return !c.notIn
+			}
+		}
+		return c.notIn
+	}
 	d, ok := cmpNum(n, c.c)
 	switch c.op {
 	case "=":
@@ -241,6 +277,18 @@ func (c *starCmp) pass(n num) bool {
 // turns both sides into doubles, or leaves two integers); fast is false
 // for the other kinds, which take pass.
 func (c *starCmp) passBits(k graph.ValueKind, bits uint64) (pass, fast bool) {
+	if c.in != nil {
+		for i := range c.in {
+			p, fast := c.in[i].passBits(k, bits)
+			if !fast {
+				return false, false
+			}
+			if p {
+				return !c.notIn, true
+			}
+		}
+		return c.notIn, true
+	}
 	var out uint8
 	switch {
 	case k == graph.ValueDouble || k == graph.ValueInteger && !c.cInt && c.c.k == kDouble:
