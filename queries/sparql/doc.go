@@ -103,6 +103,30 @@
 //     sequential input in the sequential order. A batch that needs the
 //     query's state (a filter on a term without a folded number) or
 //     outgrows 8,192 solutions is run again sequentially at its turn.
+//   - Batch filters (star.go). A star step's compiled filters (comparisons
+//     and IN / NOT IN of the object with numeric constants) run over the
+//     whole batch: the objects' values are read by one tight loop
+//     (graph.TermValues.Gather), so the cache misses of the value column
+//     (its ids are in no useful order) overlap instead of stalling one
+//     by one, and doubles and integers are compared on their bits; the
+//     values of the objects a batch binds by id are kept in a small
+//     direct-mapped cache (valueCache) for the expressions, ORDER BY keys
+//     and aggregates that read them next.
+//   - Join over UNION (distribute.go). The parser rewrites a BGP joined
+//     with a UNION into the UNION of the BGP merged into each branch when
+//     the algebra allows it, so each branch is one BGP the planner orders
+//     (the selective filtered pattern first); a variable in BGPs that are
+//     alternatives of one UNION is still join-only or value-read in each
+//     (unused.go).
+//   - Substituted evaluations (bgpCall). A BGP evaluated once per outer
+//     solution (the right side of an OPTIONAL, join or EXISTS) keeps its
+//     plan, row buffers, continuations and column cursors across calls,
+//     so each call costs its lookups, and with the columns' cursors a
+//     lookup counts a quarter of hashSeekCost when deciding whether a
+//     table of the right side alone pays (substCost).
+//   - COUNT(DISTINCT ?v) of a variable that occurs only as a subject counts
+//     ids (an IRI's or blank node's id is as distinct as its term): the ids
+//     are collected and sorted, not hashed as decoded terms.
 //   - ORDER BY parses its keys once per solution and, with a LIMIT, keeps
 //     only OFFSET+LIMIT rows in a heap (order.go); MINUS is a hashed
 //     anti-join (minus.go), by ids (a set of the right side's ids,
