@@ -76,3 +76,12 @@ func (v *View) ColumnCursor(p uint64, bySubject bool) *ColumnCursor {
 	}
 	return v.nv.ColumnCursor(p, bySubject)
 }
+
+// ColumnPredicates returns the ids of the predicates with triples in the
+// view's columns, ascending; nil when the view reads no columns.
+func (v *View) ColumnPredicates() []uint64 {
+	if v.nv == nil || v.s.closed.Load() {
+		return nil
+	}
+	return v.nv.ColumnPredicates()
+}

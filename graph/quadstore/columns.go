@@ -454,6 +454,23 @@ func (c *Columns) count(bound ids, mask [4]bool) int64 {
 	return int64(pc.n)
 }
 
+// ColumnPredicates returns the ids of the predicates that have triples in
+// the view's columns, ascending (nil when the view reads none): a pattern
+// with a variable predicate is the union of their columns.
+func (v *View) ColumnPredicates() []uint64 {
+	if v.cols == nil {
+		return nil
+	}
+	out := make([]uint64, 0, len(v.cols.preds))
+	for p, pc := range v.cols.preds {
+		if pc.n > 0 {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // HasColumns reports whether the view reads columns (see Columns).
 func (v *View) HasColumns() bool { return v.cols != nil }
 

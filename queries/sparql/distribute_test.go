@@ -199,3 +199,47 @@ func TestCountDistinctSubjects(t *testing.T) {
 		}
 	}
 }
+
+// TestVariablePredicateColumns checks patterns with an unbound variable
+// predicate read from the columns, predicate by predicate
+// (matchAnyPredicate), against the memory store.
+func TestVariablePredicateColumns(t *testing.T) {
+	const prefix = "PREFIX ex: <" + ex + ">\n"
+	ctx := context.Background()
+	data := hashJoinData(rand.New(rand.NewSource(9)))
+	mem := openStore(t, data)
+	cols, err := graph.Open(t.TempDir(), graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cols.Close() })
+	for g, qs := range data {
+		if err := cols.PutGraph(ctx, quad.IRI(g), qs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitColumns(t, cols)
+	if err := cols.BuildValues(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
+		"SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p",
+		"SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s ?p ?o }",
+		"SELECT DISTINCT ?p WHERE { ?s ?p ?o }",
+		"SELECT ?p ?o WHERE { ex:s7 ?p ?o }",
+		"SELECT ?s ?p WHERE { ?s ?p ex:s7 }",
+		"SELECT ?s ?p ?o WHERE { ?s ex:kind ex:K1 ; ?p ?o FILTER(isLiteral(?o) && ?o > 4000) }",
+		"SELECT ?p (SUM(?o) AS ?t) WHERE { ?s ?p ?o FILTER(isNumeric(?o)) } GROUP BY ?p",
+		"SELECT ?s WHERE { ?s ?p ?s }",
+		"SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o . ?o ?q ?s }",
+	} {
+		want := selectStrings(t, mem, prefix+q, Options{})
+		if len(want) == 0 {
+			t.Fatalf("%s: no answers", q)
+		}
+		if got := selectStrings(t, cols, prefix+q, Options{}); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %d %.300v\nwant %d %.300v", q, len(got), got, len(want), want)
+		}
+	}
+}

@@ -30,7 +30,8 @@ func TestValueVars(t *testing.T) {
 		{"SELECT ?b (COUNT(?m) AS ?n) { ?m <http://e/mw> ?mw BIND(FLOOR(?mw / 50) AS ?b) } GROUP BY ?b", []string{"mw"}},
 		{"SELECT ?q { ?m <http://e/qed> ?q . ?x <http://e/p> ?q }", []string{"q"}},
 		{"SELECT ?q { ?m <http://e/qed> ?q { ?x <http://e/p> ?q } }", nil},           // two BGPs
-		{"SELECT ?q { ?m ?p ?q FILTER(?q > 1) }", nil},                               // an open predicate: not read from the columns
+		{"SELECT ?q { ?m ?p ?q FILTER(?q > 1) }", []string{"q"}},                     // an open predicate: read from the columns predicate by predicate
+		{"SELECT ?q { ?q ?q ?m FILTER(?q > 1) }", nil},                               // the predicate is the subject: not
 		{"SELECT ?q { ?m <http://e/qed> ?q } VALUES ?q { 1 }", nil},                  // VALUES
 		{"SELECT ?s { { SELECT ?q { ?m <http://e/qed> ?q } } BIND(?q AS ?s) }", nil}, // a sub-select's projection
 		{"CONSTRUCT { ?m <http://e/q> ?q } WHERE { ?m <http://e/qed> ?q FILTER(?q > 1) }", []string{"m", "q"}},

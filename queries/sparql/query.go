@@ -526,6 +526,9 @@ type aggState struct {
 	// first uniq sorted and distinct, the rest as they came.
 	ids  []uint64
 	uniq int
+	// byID, byKey: COUNT(DISTINCT) of a subject-only variable counts ids
+	// (set at its first value, bound to its id) or term keys.
+	byID, byKey bool
 }
 
 type groupState struct {
@@ -776,19 +779,25 @@ func (ex *exec) accumulate(a *eAgg, st *aggState, g gctx, r row) error {
 		}
 	}
 	if x, isVar := a.arg.(*eVar); isVar && a.name == "COUNT" && a.distinct && ex.idm != nil && ex.subjOnly[x.slot] {
-		// IRIs and blank nodes only: counted by id (unused.go).
+		// IRIs and blank nodes only: counted by id (unused.go) when the
+		// first value is bound to its id; a term met after that is
+		// looked up (rare: the same BGP binds all of them alike).
 		switch t := r[x.slot].(type) {
 		case nil:
 			return nil
 		case idTerm:
-			return ex.countDistinctID(st, t.id)
+			if !st.byKey {
+				st.byID = true
+				return ex.countDistinctID(st, t.id)
+			}
 		default:
-			if t != quad.Value(unusedTerm) {
+			if st.byID && t != quad.Value(unusedTerm) {
 				if id, err := ex.idm.TermID(t); err == nil && id != 0 {
 					return ex.countDistinctID(st, id)
 				}
 			}
 		}
+		st.byKey = true
 	}
 	if a.arg != nil {
 		var err error

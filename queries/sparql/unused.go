@@ -241,7 +241,11 @@ func (u *useCounter) node(n node) {
 				u.occ[t.slot]++
 				u.occurs(t.slot, x)
 				u.bgp[t.slot] = x
-				if i == 1 || tp.p.isVar() {
+				// A variable predicate's pattern reads the columns
+				// predicate by predicate (matchAnyPredicate), binding its
+				// subject and object by id as a constant predicate's,
+				// unless the predicate is also its subject or object.
+				if i == 1 || tp.p.isVar() && (tp.p.slot == tp.s.slot || tp.p.slot == tp.o.slot) {
 					u.inPred[t.slot] = true
 				}
 			}

@@ -93,7 +93,8 @@ func TestJoinOnlyVars(t *testing.T) {
 		want  []string
 	}{
 		{"SELECT ?t (COUNT(?d) AS ?n) { ?m <http://e/a> ?d . ?d <http://e/t> ?t ; <http://e/v> ?v } GROUP BY ?t", []string{"d", "m", "v"}},
-		{"SELECT ?t { ?m <http://e/a> ?d . ?d ?p ?t }", []string{"m"}},
+		{"SELECT ?t { ?m <http://e/a> ?d . ?d ?p ?t }", []string{"m", "d"}},
+		{"SELECT ?t { ?m <http://e/a> ?d . ?d ?d ?t }", []string{"m"}},
 		{"SELECT ?t { ?m <http://e/a> ?d . OPTIONAL { ?d <http://e/t> ?t } }", []string{"m"}},
 		{"SELECT ?t { ?m <http://e/a> ?d . ?d <http://e/t> ?t FILTER(?d != <http://e/x>) }", []string{"m"}},
 		{"SELECT * { ?m <http://e/a> ?d . ?d <http://e/t> ?t }", nil},
