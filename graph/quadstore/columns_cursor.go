@@ -1,6 +1,9 @@
 package quadstore
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // ColumnCursor reads one predicate's column in one order (by subject: the
 // objects of each subject; by object: the subjects of each object) for a
@@ -19,6 +22,8 @@ type ColumnCursor struct {
 	bpos, apos, dpos int
 	last             uint32
 	buf              []uint32
+	// after is the smallest key above the last one sought (see After).
+	after uint64
 	// n is the predicate's triples, baseKeys the base's distinct keys.
 	n, baseKeys int
 }
@@ -98,6 +103,12 @@ func runOf(col []uint32, pos *int, v uint32, back bool) (int, int) {
 	return lo, hi
 }
 
+// After returns the smallest key above the last one Seek was given that
+// may have pairs (a key whose pairs were all deleted since the base may
+// be returned too; MaxUint64: none): every key between the two finds
+// nothing, so a caller seeking keys in ascending order may skip them.
+func (c *ColumnCursor) After() uint64 { return c.after }
+
 // Seek returns the other ids of the pairs whose key (the subject when the
 // cursor reads by subject, the object otherwise) is k, in ascending
 // order. The slice is valid until the next Seek and must not be changed.
@@ -116,6 +127,13 @@ func (c *ColumnCursor) Seek(k uint64) []uint32 {
 	dlo, dhi := 0, 0
 	if c.del.len() > 0 {
 		dlo, dhi = runOf(c.del.a, &c.dpos, a, back)
+	}
+	c.after = math.MaxUint64
+	if bhi < len(c.base.a) {
+		c.after = uint64(c.base.a[bhi])
+	}
+	if ahi < len(c.add.a) {
+		c.after = min(c.after, uint64(c.add.a[ahi]))
 	}
 	if alo == ahi && dlo == dhi {
 		return c.base.b[blo:bhi:bhi]

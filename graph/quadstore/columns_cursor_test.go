@@ -106,6 +106,17 @@ func TestColumnCursor(t *testing.T) {
 						}
 						found += len(got)
 					}
+					// After: no key strictly between k and it finds
+					// anything, and it is above k.
+					after := c.After()
+					if after <= k {
+						t.Fatalf("predicate %d key %d: After %d", p, k, after)
+					}
+					for j := k + 1; j < after && j <= k+64; j++ {
+						if w := want(j); len(w) > 0 {
+							t.Fatalf("predicate %d bySubject %v: key %d between %d and After %d finds %v", p, bySubject, j, k, after, w)
+						}
+					}
 				}
 				if found == 0 {
 					t.Fatalf("predicate %d: nothing found", p)

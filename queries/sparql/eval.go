@@ -181,6 +181,11 @@ type exec struct {
 	// BGP of a join-only variable (unused.go).
 	unused   []bool
 	joinOnly []bgpSet
+	// anyPreds are the predicates of the view's columns and predTerms
+	// their terms, for patterns with a variable predicate
+	// (matchAnyPredicate; nil: not read yet).
+	anyPreds  []uint64
+	predTerms map[uint64]quad.Value
 	// vcache holds the values of the ids the current star batch bound
 	// (folded.go; nil: none yet).
 	vcache *valueCache
@@ -1401,7 +1406,7 @@ func (ex *exec) matchPattern(tp *triplePat, g gctx, r row, rid []uint64, eager b
 // predicate).
 func (ex *exec) matchColumns(tp *triplePat, spo [3]quad.Value, r row, rid []uint64, lazy []bool, cur *colCursor, next func() error) (bool, error) {
 	if spo[1] == nil {
-		return ex.matchAnyPredicate(tp, spo, r, rid, lazy, next)
+		return ex.matchAnyPredicate(tp, spo, r, rid, lazy, cur, next)
 	}
 	var bound [3]uint64
 	var skip [3]bool
@@ -1457,6 +1462,12 @@ type colCursor struct {
 	// up; 0: not stored), which matchColumns would look up per solution.
 	constID [3]uint64
 	constOK [3]bool
+	// anyPred are the cursors of a step with a variable predicate, one
+	// per predicate (matchAnyPredicate).
+	anyPred map[uint64]*colCursor
+	// lastKey is the subject this predicate's cursor was last sought
+	// with by matchAnyPredicate (0: none).
+	lastKey uint64
 }
 
 // matchCursor matches tp, with its predicate and exactly one of subject
@@ -1525,36 +1536,72 @@ type cursorSource interface {
 // per predicate, or not at all when nothing reads it); without it such a
 // pattern scans Badger and decodes every term of every quad (counting
 // the distinct subjects of a 7.6 M-quad store took 18 s).
-func (ex *exec) matchAnyPredicate(tp *triplePat, spo [3]quad.Value, r row, rid []uint64, lazy []bool, next func() error) (bool, error) {
+func (ex *exec) matchAnyPredicate(tp *triplePat, spo [3]quad.Value, r row, rid []uint64, lazy []bool, cur *colCursor, next func() error) (bool, error) {
 	cs, ok := ex.idm.(cursorSource)
 	if !ok || !tp.p.isVar() || tp.path != nil || tp.p.slot == tp.s.slot || tp.p.slot == tp.o.slot {
 		return false, nil
 	}
-	preds := cs.ColumnPredicates()
+	if ex.anyPreds == nil {
+		// Once per execution: the view's columns do not change.
+		ex.anyPreds = cs.ColumnPredicates()
+		ex.predTerms = map[uint64]quad.Value{}
+	}
+	preds := ex.anyPreds
 	if preds == nil {
 		return false, nil
 	}
 	slot := tp.p.slot
 	skip := ex.unused[slot] || lazy != nil && lazy[slot] || ex.sharedIDs != nil && ex.sharedIDs[slot]
+	// The subject's id when it alone is bound (a lookup per outer
+	// solution): a predicate whose column has no subject between the
+	// last one sought and the next it has is skipped without a seek.
+	var key uint64
+	if tp.s.isVar() && spo[0] != nil && spo[2] == nil {
+		key = rid[tp.s.slot]
+		if it, ok := spo[0].(idTerm); ok && key == 0 {
+			key = it.id
+		}
+	}
 	defer func() { r[slot], rid[slot] = nil, 0 }()
 	for _, pid := range preds {
 		if err := ex.tick(); err != nil {
 			return true, err
 		}
 		var pv quad.Value = unusedTerm
-		if !skip {
-			v, err := ex.idm.Term(pid)
-			if err != nil {
-				return true, ex.sourceErr(err, nil)
-			}
-			if ex.idBound(slot) {
-				v = idTerm{pid}
+		switch {
+		case skip:
+		case ex.idBound(slot):
+			pv = idTerm{pid}
+		default:
+			v, ok := ex.predTerms[pid]
+			if !ok {
+				var err error
+				if v, err = ex.idm.Term(pid); err != nil {
+					return true, ex.sourceErr(err, nil)
+				}
+				ex.predTerms[pid] = v
 			}
 			pv = v
 		}
 		r[slot], rid[slot] = pv, pid
 		spo[1] = pv
-		if _, err := ex.matchColumns(tp, spo, r, rid, lazy, nil, next); err != nil {
+		// With the subject or object bound (once per outer solution),
+		// each predicate's cursor walks forward from the last key.
+		var pc *colCursor
+		if cur != nil {
+			if cur.anyPred == nil {
+				cur.anyPred = map[uint64]*colCursor{}
+			}
+			if pc = cur.anyPred[pid]; pc == nil {
+				pc = &colCursor{}
+				cur.anyPred[pid] = pc
+			}
+			if key != 0 && pc.c != nil && pc.bySubject && key > pc.lastKey && key < pc.c.After() {
+				continue
+			}
+			pc.lastKey = key
+		}
+		if _, err := ex.matchColumns(tp, spo, r, rid, lazy, pc, next); err != nil {
 			return true, err
 		}
 	}
