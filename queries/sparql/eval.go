@@ -1530,6 +1530,10 @@ type cursorSource interface {
 	ColumnPredicates() []uint64
 }
 
+// anyPredicateMax is the most predicates matchAnyPredicate looks up one
+// by one for a bound subject or object.
+const anyPredicateMax = 512
+
 // matchAnyPredicate matches a pattern whose predicate is an unbound
 // variable ("?s ?p ?o", "<m> ?p ?o") as the union of the columns of every
 // predicate, binding the variable to each predicate in turn (decoded once
@@ -1547,7 +1551,10 @@ func (ex *exec) matchAnyPredicate(tp *triplePat, spo [3]quad.Value, r row, rid [
 		ex.predTerms = map[uint64]quad.Value{}
 	}
 	preds := ex.anyPreds
-	if preds == nil {
+	if preds == nil || len(preds) > anyPredicateMax && (spo[0] != nil || spo[2] != nil) {
+		// With the subject or object bound, each predicate costs a
+		// lookup: past anyPredicateMax of them, one seek of the store's
+		// index by that term is cheaper.
 		return false, nil
 	}
 	slot := tp.p.slot
