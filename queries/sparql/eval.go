@@ -1534,6 +1534,12 @@ type cursorSource interface {
 // by one for a bound subject or object.
 const anyPredicateMax = 512
 
+// (Every predicate is tried for each outer solution, even on a store with
+// very many predicates: the After skip makes an absent one a comparison,
+// the timeout bounds the rest, and falling back to the store's index for
+// some solutions would bind the pattern's join-only variables to decoded
+// terms beside others bound to ids.)
+//
 // matchAnyPredicate matches a pattern whose predicate is an unbound
 // variable ("?s ?p ?o", "<m> ?p ?o") as the union of the columns of every
 // predicate, binding the variable to each predicate in turn (decoded once
