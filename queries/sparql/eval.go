@@ -1530,10 +1530,6 @@ type cursorSource interface {
 	ColumnPredicates() []uint64
 }
 
-// anyPredicateMax is the most predicates matchAnyPredicate looks up one
-// by one for a bound subject or object.
-const anyPredicateMax = 512
-
 // (Every predicate is tried for each outer solution, even on a store with
 // very many predicates: the After skip makes an absent one a comparison,
 // the timeout bounds the rest, and falling back to the store's index for
@@ -1557,10 +1553,7 @@ func (ex *exec) matchAnyPredicate(tp *triplePat, spo [3]quad.Value, r row, rid [
 		ex.predTerms = map[uint64]quad.Value{}
 	}
 	preds := ex.anyPreds
-	if preds == nil || len(preds) > anyPredicateMax && (spo[0] != nil || spo[2] != nil) {
-		// With the subject or object bound, each predicate costs a
-		// lookup: past anyPredicateMax of them, one seek of the store's
-		// index by that term is cheaper.
+	if preds == nil {
 		return false, nil
 	}
 	slot := tp.p.slot
