@@ -55,24 +55,8 @@ func TestDistributeJoinOverUnion(t *testing.T) {
 		data[g] = kept
 	}
 	mem := openStore(t, data)
-	native, err := graph.Open(t.TempDir(), graph.Options{ColumnsMaxTriples: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { native.Close() })
-	cols, err := graph.Open(t.TempDir(), graph.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cols.Close() })
-	for g, qs := range data {
-		for _, st := range []*graph.Store{native, cols} {
-			if err := st.PutGraph(ctx, quad.IRI(g), qs); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	waitColumns(t, cols)
+	native := openNativeStore(t, data, graph.Options{ColumnsMaxTriples: -1})
+	cols := openColumnStore(t, data)
 	if err := cols.BuildValues(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -112,20 +96,9 @@ func TestDistributeJoinOverUnion(t *testing.T) {
 // counted every ex:self triple).
 func TestVariableTwiceInPattern(t *testing.T) {
 	const prefix = "PREFIX ex: <" + ex + ">\n"
-	ctx := context.Background()
 	data := hashJoinData(rand.New(rand.NewSource(3)))
 	mem := openStore(t, data)
-	cols, err := graph.Open(t.TempDir(), graph.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cols.Close() })
-	for g, qs := range data {
-		if err := cols.PutGraph(ctx, quad.IRI(g), qs); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitColumns(t, cols)
+	cols := openColumnStore(t, data)
 	// Counted from the data: subjects with a self-link and a value.
 	self, val := map[quad.Value]bool{}, map[quad.Value]int{}
 	seen := map[quad.Quad]bool{}
@@ -173,20 +146,9 @@ func TestVariableTwiceInPattern(t *testing.T) {
 // (decoded).
 func TestCountDistinctSubjects(t *testing.T) {
 	const prefix = "PREFIX ex: <" + ex + ">\n"
-	ctx := context.Background()
 	data := hashJoinData(rand.New(rand.NewSource(7)))
 	mem := openStore(t, data)
-	cols, err := graph.Open(t.TempDir(), graph.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cols.Close() })
-	for g, qs := range data {
-		if err := cols.PutGraph(ctx, quad.IRI(g), qs); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitColumns(t, cols)
+	cols := openColumnStore(t, data)
 	for _, q := range []string{
 		"SELECT ?k (COUNT(DISTINCT ?a) AS ?n) WHERE { ?a ex:kind ?k } GROUP BY ?k",
 		"SELECT (COUNT(DISTINCT ?a) AS ?n) (COUNT(?a) AS ?m) WHERE { { ?a ex:link ?b } UNION { ?a ex:self ?b } }",
@@ -208,17 +170,7 @@ func TestVariablePredicateColumns(t *testing.T) {
 	ctx := context.Background()
 	data := hashJoinData(rand.New(rand.NewSource(9)))
 	mem := openStore(t, data)
-	cols, err := graph.Open(t.TempDir(), graph.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cols.Close() })
-	for g, qs := range data {
-		if err := cols.PutGraph(ctx, quad.IRI(g), qs); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitColumns(t, cols)
+	cols := openColumnStore(t, data)
 	if err := cols.BuildValues(ctx); err != nil {
 		t.Fatal(err)
 	}

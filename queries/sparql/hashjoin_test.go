@@ -145,7 +145,16 @@ func TestHashJoin(t *testing.T) {
 // read views read the columns (the engine's id-column paths).
 func openColumnStore(t testing.TB, graphs map[string][]quad.Quad) *graph.Store {
 	t.Helper()
-	st, err := graph.Open(t.TempDir(), graph.Options{})
+	st := openNativeStore(t, graphs, graph.Options{})
+	waitColumns(t, st)
+	return st
+}
+
+// openNativeStore opens a native store with opts in a temporary directory
+// (closed when the test ends) and puts the graphs.
+func openNativeStore(t testing.TB, graphs map[string][]quad.Quad, opts graph.Options) *graph.Store {
+	t.Helper()
+	st, err := graph.Open(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +164,6 @@ func openColumnStore(t testing.TB, graphs map[string][]quad.Quad) *graph.Store {
 			t.Fatal(err)
 		}
 	}
-	waitColumns(t, st)
 	return st
 }
 
