@@ -427,6 +427,7 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 		need = first.Need(x.mols)
 	}
 	results := make([][]Hit, workers)
+	found := make([][]cand, workers) // hits held in x.mols, by place
 	errs := make([]error, workers)
 	var next atomic.Int64
 	var stop atomic.Bool
@@ -441,6 +442,7 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 			var at []cand
 			var ids []string
 			var out []Hit
+			var held []cand
 			// this worker's query copy, made at its first batch
 			var m *chem.Matcher
 			if w == 0 {
@@ -470,7 +472,7 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 					for i, st := range state {
 						switch st {
 						case 1:
-							out = append(out, Hit{ID: v.b[at[i].b].id(int(at[i].j)), Score: 1})
+							held = append(held, at[i])
 						case 2: // not held after all
 							ids = append(ids, v.b[at[i].b].id(int(at[i].j)))
 						}
@@ -527,6 +529,7 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 				return
 			}
 			results[w] = out
+			found[w] = held
 		}(w)
 	}
 	wg.Wait()
@@ -535,7 +538,7 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 			return nil, fmt.Errorf("search: substructure: %w", err)
 		}
 	}
-	var hits []Hit
+	hits := v.hits(slices.Concat(found...))
 	for _, r := range results {
 		hits = append(hits, r...)
 	}
@@ -543,30 +546,110 @@ func (x *Index) match(ctx context.Context, q *chem.Query, super bool) ([]Hit, er
 	return hits, nil
 }
 
-// sortByID sorts hits by id. Ids share their prefix: comparing the next 8
-// bytes as an integer first orders a large hit list several times faster
-// than comparing the strings.
+// hits are the hits at places cs of v, their ids slices of one string
+// (one allocation instead of one per hit: a search may find every
+// molecule).
+func (v *view) hits(cs []cand) []Hit {
+	if len(cs) == 0 {
+		return nil
+	}
+	const l = len(ontology.MoleculeIDPrefix) + idLen
+	var sb strings.Builder
+	sb.Grow(len(cs) * l)
+	for _, c := range cs {
+		b := &v.b[c.b]
+		sb.WriteString(ontology.MoleculeIDPrefix)
+		sb.Write(b.ids[int(c.j)*idLen : int(c.j+1)*idLen])
+	}
+	all := sb.String()
+	hits := make([]Hit, len(cs))
+	for i := range cs {
+		hits[i] = Hit{ID: all[i*l : (i+1)*l], Score: 1}
+	}
+	return hits
+}
+
+// sortByID sorts hits by id. Ids share their prefix: the next 8 bytes,
+// read as an integer, order nearly all of them, and a radix sort of those
+// keys (one pass per byte where the keys differ) orders a large hit list
+// several times faster than a comparison sort (perf: a comparison sort of
+// 50,000 hits took a third of the CPU of a search finding them); ids with
+// equal keys are then ordered by the whole string.
 func sortByID(hits []Hit) {
-	type keyed struct {
-		k uint64
-		h Hit
+	n := len(hits)
+	if n < 2 {
+		return
 	}
-	ks := make([]keyed, len(hits))
+	keys := make([]uint64, n)
+	ord := make([]int32, n)
 	for i, h := range hits {
-		var b [8]byte
-		if len(h.ID) > len(ontology.MoleculeIDPrefix) {
-			copy(b[:], h.ID[len(ontology.MoleculeIDPrefix):])
-		}
-		ks[i] = keyed{binary.BigEndian.Uint64(b[:]), h}
+		keys[i] = idKey(h.ID)
+		ord[i] = int32(i)
 	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		if c := cmp.Compare(a.k, b.k); c != 0 {
-			return c
+	radixSort(keys, ord)
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && keys[j] == keys[i] {
+			j++
 		}
-		return strings.Compare(a.h.ID, b.h.ID)
-	})
-	for i := range ks {
-		hits[i] = ks[i].h
+		if j-i > 1 {
+			slices.SortFunc(ord[i:j], func(a, b int32) int { return strings.Compare(hits[a].ID, hits[b].ID) })
+		}
+		i = j
+	}
+	sorted := make([]Hit, n)
+	for i, o := range ord {
+		sorted[i] = hits[o]
+	}
+	copy(hits, sorted)
+}
+
+// idKey is the 8 bytes of an id after its prefix as a big-endian integer
+// (zero-padded), which orders ids as their strings do where it differs.
+func idKey(id string) uint64 {
+	var b [8]byte
+	if len(id) > len(ontology.MoleculeIDPrefix) {
+		copy(b[:], id[len(ontology.MoleculeIDPrefix):])
+	}
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// radixSort sorts keys ascending, permuting ord alike: least significant
+// byte first, stable, skipping the bytes every key has alike.
+func radixSort(keys []uint64, ord []int32) {
+	n := len(keys)
+	if n == 0 {
+		return
+	}
+	outK, outO := keys, ord
+	k2 := make([]uint64, n)
+	o2 := make([]int32, n)
+	var count [256]int
+	for shift := uint(0); shift < 64; shift += 8 {
+		clear(count[:])
+		for _, k := range keys {
+			count[byte(k>>shift)]++
+		}
+		if count[byte(keys[0]>>shift)] == n {
+			continue // one value: the pass would change nothing
+		}
+		pos := 0
+		for i, c := range count {
+			count[i] = pos
+			pos += c
+		}
+		for i, k := range keys {
+			d := byte(k >> shift)
+			k2[count[d]] = k
+			o2[count[d]] = ord[i]
+			count[d]++
+		}
+		keys, k2 = k2, keys
+		ord, o2 = o2, ord
+	}
+	if &keys[0] != &outK[0] { // an odd number of passes: the result is in the scratch arrays
+		copy(outK, keys)
+		copy(outO, ord)
 	}
 }
 
