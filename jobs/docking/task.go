@@ -27,8 +27,14 @@ import (
 // JobIDPrefix starts every docking job id.
 const JobIDPrefix = "dock"
 
-// MaxLigands bounds the ligands of one job (API.md).
-const MaxLigands = 10_000
+// MaxLigands bounds the ligands of one job. It was 10,000 (API.md) until
+// results were paged from the results index (index.go); what bounds it now
+// is the job's inputs graph and record (one mg:ligand and one prov:used
+// quad per ligand, the record's ligand list: about 25 MB of quads and
+// 10 MB of record for 100,000 ligands, read when the job starts, resumes
+// and on each status or results request) and the committer's map of
+// ligand ids (about 10 MB).
+const MaxLigands = 100_000
 
 // Errors of docking job submission, wrapped with the operation.
 var (
@@ -472,6 +478,10 @@ func (t *Task) NewJob(ctx context.Context, id string, req Request) (jobs.Job, er
 	agent := quad.IRI(t.base + "id/agent/vina-" + t.vina.Version())
 	in := ontology.DockingInputsQuads(job.IRI, recIRI, ligIRIs, agent, t.vina.Name(), t.vina.Version())
 	if err := t.store.PutGraph(ctx, InputsIRI(job.IRI), in); err != nil {
+		return fail(err)
+	}
+	// The job's results index is complete: it has no results yet.
+	if err := t.store.PutSide(ctx, []graph.SideEntry{markerEntry(job.IRI)}); err != nil {
 		return fail(err)
 	}
 	return job, nil
