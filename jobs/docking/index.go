@@ -193,13 +193,21 @@ func (t *Task) Page(ctx context.Context, rec ontology.DockingJobRecord, kind byt
 	if err != nil && !errors.Is(err, errFull) {
 		return ResultsPage{}, err
 	}
-	// One read per results graph of the page.
+	// One read per results graph of the page, decoding the page's
+	// ligands only.
+	want := map[int]map[string]bool{}
+	for _, e := range page {
+		if want[e.k] == nil {
+			want[e.k] = map[string]bool{}
+		}
+		want[e.k][e.ligand] = true
+	}
 	graphs := map[int]map[string]LigandResult{}
 	out := ResultsPage{Results: make([]LigandResult, 0, len(page))}
 	for _, e := range page {
 		rs, ok := graphs[e.k]
 		if !ok {
-			if rs, err = t.readResults(ctx, rec.IRI, ResultsIRI(rec.IRI, e.k)); err != nil {
+			if rs, err = t.readSomeResults(ctx, rec.IRI, ResultsIRI(rec.IRI, e.k), want[e.k]); err != nil {
 				return ResultsPage{}, err
 			}
 			graphs[e.k] = rs

@@ -244,6 +244,12 @@ func splitResults(j quad.IRI, qs []quad.Quad) map[string][]quad.Quad {
 // readResults reads results graph g (nil if it does not exist yet) and
 // decodes its ligands' results.
 func (t *Task) readResults(ctx context.Context, j, g quad.IRI) (map[string]LigandResult, error) {
+	return t.readSomeResults(ctx, j, g, nil)
+}
+
+// readSomeResults is readResults decoding only the ligands in only (all
+// when nil): a page needs a few ligands of each graph it reads.
+func (t *Task) readSomeResults(ctx context.Context, j, g quad.IRI, only map[string]bool) (map[string]LigandResult, error) {
 	// Match, not Graph: the quads need no sorting here.
 	var qs []quad.Quad
 	err := t.store.Match(ctx, graph.Pattern{Label: g}, func(q quad.Quad) error {
@@ -255,6 +261,9 @@ func (t *Task) readResults(ctx context.Context, j, g quad.IRI) (map[string]Ligan
 	}
 	out := map[string]LigandResult{}
 	for lig, lq := range splitResults(j, qs) {
+		if only != nil && !only[lig] {
+			continue
+		}
 		poses, failure, err := ontology.DockingResultFromQuads(lq)
 		if err != nil {
 			return nil, fmt.Errorf("docking job %s: ligand %s: %w", j, lig, err)
