@@ -22,6 +22,11 @@ import (
 // the commit of their graphs.
 type SideEntry = quadstore.KV
 
+// OrderedFloat appends the order-preserving 8-byte encoding of f that the
+// numeric range index uses (quadstore.OrderedFloat): side keys built with
+// it list in numeric order.
+func OrderedFloat(dst []byte, f float64) []byte { return quadstore.OrderedFloat(dst, f) }
+
 // ErrInvalidSide: a side entry has an empty or oversized key or value.
 var ErrInvalidSide = quadstore.ErrInvalidSide
 
@@ -121,6 +126,13 @@ func (s *Store) PutSide(ctx context.Context, kvs []SideEntry) error {
 // index): they are passed only to a scan whose prefix starts with one.
 // The slices are valid only during the call.
 func (s *Store) ScanSide(ctx context.Context, prefix []byte, fn func(key, value []byte) error) error {
+	return s.ScanSideFrom(ctx, prefix, nil, fn)
+}
+
+// ScanSideFrom is ScanSide starting at the first key >= from: the keys
+// before it are skipped by a seek on the native backend, not read (pages
+// of an ordered listing).
+func (s *Store) ScanSideFrom(ctx context.Context, prefix, from []byte, fn func(key, value []byte) error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
@@ -136,12 +148,12 @@ func (s *Store) ScanSide(ctx context.Context, prefix []byte, fn func(key, value 
 				return inner(k, v)
 			}
 		}
-		return qs.ScanSide(ctx, prefix, fn)
+		return qs.ScanSideFrom(ctx, prefix, from, fn)
 	}
 	s.mside.mu.RLock()
 	keys := make([]string, 0, len(s.mside.m))
 	for k := range s.mside.m {
-		if bytes.HasPrefix([]byte(k), prefix) {
+		if bytes.HasPrefix([]byte(k), prefix) && k >= string(from) {
 			keys = append(keys, k)
 		}
 	}

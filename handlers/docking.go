@@ -1,11 +1,11 @@
 package handlers
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +21,12 @@ import (
 	jobsdocking "github.com/molgraph/molgraph/jobs/docking"
 	"github.com/molgraph/molgraph/ontology"
 )
+
+// DockingMaxJSONBytes is the JSON body limit of POST /v1/docking/jobs
+// when Config.MaxJSONBytes is smaller (and Config.MaxBodyBytes is not):
+// jobsdocking.MaxLigands molecule ids of 30 characters are about 3.3 MB of
+// JSON ("mol-...", plus quotes and commas), 4 MiB leaves room for spaces.
+const DockingMaxJSONBytes = 4 << 20
 
 // DockingServices wires the docking-job routes (docking.go).
 type DockingServices struct {
@@ -38,6 +44,7 @@ func dockingSchemas() map[string]Schema {
 	vec := Schema{"type": "array", "items": Schema{"type": "number"}, "minItems": 3, "maxItems": 3}
 	nullableNum := Schema{"type": []string{"number", "null"}}
 	nullableTime := Schema{"type": []string{"string", "null"}, "format": "date-time"}
+	failure := Schema{"type": "object", "properties": Schema{"ligand": Schema{"type": "string"}, "error": Schema{"type": "string"}}}
 	isomer := Schema{"type": "object", "properties": Schema{
 		"smiles":        Schema{"type": "string", "description": "RDKit canonical isomeric SMILES of the form docked: the stereoisomer in its protonation state at the job's ligand_ph."},
 		"inchi_key":     Schema{"type": "string", "description": "Standard InChIKey of the form docked (its last letter gives the protonation: N neutral, O +1, M -1)."},
@@ -127,8 +134,17 @@ func dockingSchemas() map[string]Schema {
 		"DockingResults": {"type": "object", "required": []string{"job_id", "status", "results", "failures", "next_cursor"},
 			"properties": Schema{
 				"job_id": Schema{"type": "string"}, "status": Schema{"type": "string"},
-				"results":     Schema{"type": "array", "items": Schema{"type": "object", "properties": resultProps}},
-				"failures":    Schema{"type": "array", "items": Schema{"type": "object", "properties": Schema{"ligand": Schema{"type": "string"}, "error": Schema{"type": "string"}}}},
+				"results": Schema{"type": "array", "items": Schema{"type": "object", "properties": resultProps}},
+				"failures": Schema{"type": "array", "items": failure, "maxItems": MaxPageLimit,
+					"description": "The first page of failed ligands (ligand id order, at most limit) on the first results page; empty on the others."},
+				"failures_next_cursor": Schema{"type": []string{"string", "null"},
+					"description": "On the first page: the cursor of the next page of failures (GET ...?kind=failures&cursor=...), null when they all fit."},
+				"next_cursor": Schema{"type": []string{"string", "null"}},
+			}},
+		"DockingFailures": {"type": "object", "required": []string{"job_id", "status", "failures", "next_cursor"},
+			"properties": Schema{
+				"job_id": Schema{"type": "string"}, "status": Schema{"type": "string"},
+				"failures":    Schema{"type": "array", "items": failure, "maxItems": MaxPageLimit},
 				"next_cursor": Schema{"type": []string{"string", "null"}},
 			}},
 	}
@@ -163,8 +179,16 @@ func (s *Server) dockingRoutes() []Route {
 		{
 			Method: http.MethodGet, Pattern: "/v1/docking/jobs/{id}/results", Scope: auth.ScopeRead, Handle: s.dockingResults,
 			Doc: Doc{Tag: "docking", Summary: "Docking results sorted by affinity, most favourable first (partial while running)",
-				PathParams: idParam, Params: pageParams(),
-				Responses: []Response{{Status: 200, Description: "One result per docked ligand, with every mode.", Content: jsonContent(ref("DockingResults"))}}},
+				Description: "Pages come from the job's results index, ordered by the affinity of mode 1 then ligand id; rank is the position in that order. " +
+					"A cursor holds the last (affinity, ligand) and rank seen, not an offset: while the job runs, a page never repeats or skips a ligand " +
+					"it would have shown, and results that arrive after a page was read appear on later pages only if they sort after the cursor " +
+					"(a new result better than the cursor is seen by listing again from the first page; it is not counted in the ranks of later pages of the current walk). " +
+					"kind=failures pages through the failed ligands (ligand id order) instead; the first results page carries their first page.",
+				PathParams: idParam, Params: append(pageParams(), Param{Name: "kind", In: "query",
+					Description: "results (default): docked ligands by affinity; failures: failed ligands by id.",
+					Schema:      Schema{"type": "string", "enum": []string{"results", "failures"}}}),
+				Responses: []Response{{Status: 200, Description: "One result per docked ligand, with every mode (kind=failures: DockingFailures).",
+					Content: jsonContent(Schema{"oneOf": []Schema{ref("DockingResults"), ref("DockingFailures")}})}}},
 		},
 		{
 			Method: http.MethodGet, Pattern: "/v1/docking/jobs/{id}/poses/{ligand}/{mode}.sdf", Scope: auth.ScopeRead, Handle: s.dockingPose,
@@ -224,7 +248,7 @@ func (s *Server) createDockingJob(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	var req dockingRequest
-	if err := s.decodeJSON(w, r, &req); err != nil {
+	if err := s.decodeJSONLimit(w, r, &req, max(s.cfg.MaxJSONBytes, DockingMaxJSONBytes)); err != nil {
 		return err
 	}
 	var fields []FieldError
@@ -232,7 +256,7 @@ func (s *Server) createDockingJob(w http.ResponseWriter, r *http.Request) error 
 		fields = append(fields, FieldError{Field: "receptor", Message: "required: a receptor id (rec-...)"})
 	}
 	if len(req.Ligands) == 0 {
-		fields = append(fields, FieldError{Field: "ligands", Message: "required: 1 to 10,000 molecule ids"})
+		fields = append(fields, FieldError{Field: "ligands", Message: "required: 1 to 100,000 molecule ids"})
 	}
 	for _, l := range req.Ligands {
 		if l == "" {
@@ -312,6 +336,11 @@ func (s *Server) dockingJobView(r *http.Request, d DockingServices, id string) (
 	if err != nil {
 		return nil, err
 	}
+	return dockingJobViewOf(id, rec), nil
+}
+
+// dockingJobViewOf is the JSON view of job id's record rec.
+func dockingJobViewOf(id string, rec ontology.DockingJobRecord) map[string]any {
 	self := "/v1/docking/jobs/" + id
 	optTime := func(t *time.Time) any {
 		if t == nil || t.IsZero() {
@@ -339,7 +368,7 @@ func (s *Server) dockingJobView(r *http.Request, d DockingServices, id string) (
 	if rec.Error != "" {
 		v["error"] = rec.Error
 	}
-	return v, nil
+	return v
 }
 
 func (s *Server) getDockingJob(w http.ResponseWriter, r *http.Request) error {
@@ -470,52 +499,65 @@ type dockingResult struct {
 	poses              []ontology.DockingPoseRecord
 }
 
-// dockingResults lists every docked ligand's modes, best ligand first; a
-// cursor is the offset into that order.
+// dockingResults lists a job's docked ligands, best first, or with
+// kind=failures its failed ligands, a page at a time from the job's
+// results index (jobs/docking index.go): a page reads its own ligands'
+// results graphs only. A cursor is the position of the previous page's last
+// ligand (affinity, ligand id) and its rank, not an offset.
 func (s *Server) dockingResults(w http.ResponseWriter, r *http.Request) error {
 	d, err := s.dockingServices()
 	if err != nil {
 		return err
 	}
 	id := chi.URLParam(r, "id")
-	v, err := s.dockingJobView(r, d, id)
-	if err != nil {
-		return err
+	if !strings.HasPrefix(id, jobsdocking.JobIDPrefix+"-") {
+		return fmt.Errorf("%w: no docking job %q", ErrNotFound, id)
 	}
 	limit, err := pageLimit(r)
 	if err != nil {
 		return err
 	}
-	offset, err := decodeOffsetCursor(r, "dock:")
-	if err != nil {
-		return err
+	kind := r.URL.Query().Get("kind")
+	if kind != "" && kind != "results" && kind != "failures" {
+		return badRequest("kind", "%q: want results (the default) or failures", kind)
 	}
 	rec, err := d.Task.Record(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	// One bulk read of the job's results graphs, not one read per ligand.
-	all, err := d.Task.Results(r.Context(), rec)
+	status := rec.Status
+	if kind == "failures" {
+		after, err := decodeIndexCursor(r, "dockf:", false)
+		if err != nil {
+			return err
+		}
+		failures, next, err := dockingFailuresPage(r, d, rec, after.pos, limit)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, map[string]any{"job_id": id, "status": status, "failures": failures, "next_cursor": next})
+	}
+	after, err := decodeIndexCursor(r, "dockr:", true)
 	if err != nil {
 		return err
 	}
-	var results []dockingResult
-	failures := []map[string]string{}
-	for _, lr := range all {
+	pg, err := d.Task.Page(r.Context(), rec, jobsdocking.IndexAffinity, after.pos, limit)
+	if errors.Is(err, jobsdocking.ErrBadCursor) {
+		return errNotCursor()
+	} else if err != nil {
+		return err
+	}
+	page := make([]dockingResult, 0, len(pg.Results))
+	for n, lr := range pg.Results {
 		ligID, poses := lr.Ligand, lr.Poses
-		if lr.Failure != nil {
-			failures = append(failures, map[string]string{"ligand": ligID, "error": lr.Failure.Error})
-			continue
-		}
-		if len(poses) == 0 {
-			continue
-		}
-		res := dockingResult{Ligand: ligID} // poses come in mode order
+		res := dockingResult{Rank: after.rank + n + 1, Ligand: ligID, poses: poses} // poses come in mode order
 		for _, p := range poses {
+			// Interactions are built for the page only (a large job has
+			// ~15 per pose).
+			its, fp := poseInteractionsView(p, rec.Receptor)
 			res.Modes = append(res.Modes, dockingMode{Mode: p.Mode, Affinity: p.Affinity, RMSDLB: p.RMSDLB, RMSDUB: p.RMSDUB,
 				PoseURL: fmt.Sprintf("/v1/docking/jobs/%s/poses/%s/%d.sdf", id, ligID, p.Mode),
-				Valid:   p.Valid, Checks: poseChecks(p), CheckError: p.CheckError})
-			res.poses = poses
+				Valid:   p.Valid, Checks: poseChecks(p), CheckError: p.CheckError, Interactions: its, Fingerprint: fp})
 		}
 		res.dockingMode = res.Modes[0]
 		for _, iso := range lr.Isomers {
@@ -526,34 +568,79 @@ func (s *Server) dockingResults(w http.ResponseWriter, r *http.Request) error {
 				res.Isomer = &v
 			}
 		}
-		results = append(results, res)
-	}
-	sort.SliceStable(results, func(i, j int) bool { return results[i].Affinity < results[j].Affinity })
-	for i := range results {
-		results[i].Rank = i + 1
+		page = append(page, res)
 	}
 	var next any
-	if offset > len(results) {
-		offset = len(results)
+	if pg.Next != nil {
+		next = encodeIndexCursor("dockr:", after.rank+len(page), pg.Next)
 	}
-	end := min(offset+limit, len(results))
-	if end < len(results) {
-		next = encodeCursor("dock:" + strconv.Itoa(end))
-	}
-	page := results[offset:end]
-	if page == nil {
-		page = []dockingResult{}
-	}
-	// Interactions are built for the page only (a large job has ~15 per
-	// pose).
-	for i := range page {
-		for k := range page[i].Modes {
-			page[i].Modes[k].Interactions, page[i].Modes[k].Fingerprint = poseInteractionsView(page[i].poses[k], rec.Receptor)
+	out := map[string]any{"job_id": id, "status": status, "results": page, "next_cursor": next}
+	// The first page carries the first page of failures too; the others
+	// none (GET ...?kind=failures pages through them).
+	failures := []map[string]string{}
+	var failNext any
+	if after.pos == nil {
+		if failures, failNext, err = dockingFailuresPage(r, d, rec, nil, limit); err != nil {
+			return err
 		}
-		page[i].dockingMode = page[i].Modes[0]
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"job_id": id, "status": v["status"], "results": page,
-		"failures": failures, "next_cursor": next})
+	out["failures"], out["failures_next_cursor"] = failures, failNext
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// dockingFailuresPage is a page of job rec's failed ligands (ligand id
+// order) after position after, and the cursor of the next (nil at the end).
+func dockingFailuresPage(r *http.Request, d DockingServices, rec ontology.DockingJobRecord, after []byte, limit int) ([]map[string]string, any, error) {
+	pg, err := d.Task.Page(r.Context(), rec, jobsdocking.IndexFailure, after, limit)
+	if errors.Is(err, jobsdocking.ErrBadCursor) {
+		return nil, nil, errNotCursor()
+	} else if err != nil {
+		return nil, nil, err
+	}
+	out := make([]map[string]string, 0, len(pg.Results))
+	for _, lr := range pg.Results {
+		msg := "docking: no poses"
+		if lr.Failure != nil {
+			msg = lr.Failure.Error
+		}
+		out = append(out, map[string]string{"ligand": lr.Ligand, "error": msg})
+	}
+	var next any
+	if pg.Next != nil {
+		next = encodeIndexCursor("dockf:", 0, pg.Next)
+	}
+	return out, next, nil
+}
+
+// indexCursor is a decoded results cursor: the index position of the
+// previous page's last ligand and (results) its rank.
+type indexCursor struct {
+	rank int
+	pos  []byte
+}
+
+// encodeIndexCursor makes the cursor of position pos at rank rank.
+func encodeIndexCursor(prefix string, rank int, pos []byte) string {
+	return encodeCursor(prefix + strconv.Itoa(rank) + ":" + hex.EncodeToString(pos))
+}
+
+// decodeIndexCursor decodes the request's cursor (the zero cursor without
+// one); withRank: a results cursor, whose rank is at least 1.
+func decodeIndexCursor(r *http.Request, prefix string, withRank bool) (indexCursor, error) {
+	v, err := decodeCursor(r, prefix)
+	if err != nil || v == "" {
+		return indexCursor{}, err
+	}
+	rk, h, ok := strings.Cut(v, ":")
+	rank, err := strconv.Atoi(rk)
+	if !ok || err != nil || rank < 0 || (withRank && rank < 1) || len(h) > 2*jobsdocking.MaxCursorKey {
+		return indexCursor{}, errNotCursor()
+	}
+	pos, err := hex.DecodeString(h)
+	if err != nil || len(pos) == 0 {
+		return indexCursor{}, errNotCursor()
+	}
+	return indexCursor{rank: rank, pos: pos}, nil
 }
 
 func (s *Server) dockingPose(w http.ResponseWriter, r *http.Request) error {

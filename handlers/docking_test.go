@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -106,6 +107,10 @@ func TestDockingJobErrors(t *testing.T) {
 		{"unknown pocket", map[string]any{"receptor": receptor, "ligands": []string{imatinib}, "pocket": "p99"}, 422, "unknown_pocket", ""},
 		{"box without a box", map[string]any{"receptor": receptor, "ligands": []string{imatinib}, "pocket": "box"}, 400, "invalid_request", ""},
 		{"duplicate ligands", map[string]any{"receptor": receptor, "ligands": []string{imatinib, imatinib}}, 400, "invalid_request", ""},
+		// 100,001 ids are a 3.4 MB body: past the default JSON limit
+		// (1 MiB) but within the docking route's, so the answer is the
+		// ligand cap, not 413.
+		{"too many ligands", map[string]any{"receptor": receptor, "ligands": manyIDs(jobsdocking.MaxLigands + 1)}, 400, "invalid_request", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -199,6 +204,19 @@ func TestDockingJob1iep(t *testing.T) {
 	if len(results.Failures) != 1 || results.Failures[0].Ligand != selenide || results.Failures[0].Error == "" {
 		t.Errorf("failures: %+v", results.Failures)
 	}
+	// The failures page on their own (kind=failures), a page of one each;
+	// the first results page says there are no more failures.
+	first := decode[map[string]any](t, res)
+	if first["failures_next_cursor"] != nil || first["next_cursor"] != nil {
+		t.Errorf("first page cursors: %v %v", first["failures_next_cursor"], first["next_cursor"])
+	}
+	fp := decode[map[string]any](t, f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/results?kind=failures&limit=1", "read", nil))
+	if fs, _ := fp["failures"].([]any); len(fs) != 1 || fs[0].(map[string]any)["ligand"] != selenide || fp["next_cursor"] != nil || fp["results"] != nil {
+		t.Errorf("failures page: %v", fp)
+	}
+	problemOf(t, f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/results?kind=best", "read", nil), http.StatusBadRequest, "invalid_request")
+	problemOf(t, f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/results?cursor="+encodeCursor("dockr:0:61"), "read", nil), http.StatusBadRequest, "invalid_request")
+	problemOf(t, f.do(t, http.MethodGet, "/v1/docking/jobs/"+id+"/results?kind=failures&cursor="+encodeCursor("dockr:1:61"), "read", nil), http.StatusBadRequest, "invalid_request")
 	r0 := results.Results[0]
 	if r0.Ligand != imatinib || r0.Affinity != best || len(r0.Modes) == 0 {
 		t.Errorf("result: %+v", r0)
@@ -428,4 +446,13 @@ func dock1iep(t *testing.T, f *fixture, receptor, imatinib string, check bool) (
 	}
 	t.Logf("fingerprint %v", top.Fingerprint)
 	return best, rmsd
+}
+
+// manyIDs are n distinct molecule ids of the registry's length (30).
+func manyIDs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("mol-%026d", i)
+	}
+	return out
 }

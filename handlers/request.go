@@ -22,20 +22,27 @@ import (
 // (415), ErrBodyTooLarge (413), ErrMalformedJSON (400), ErrBadRequest (400,
 // with the field in InputError.Fields).
 func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	return s.decodeJSONLimit(w, r, dst, s.cfg.MaxJSONBytes)
+}
+
+// decodeJSONLimit is decodeJSON with a body limit of its own (a route
+// whose bodies are larger by design, still at most Config.MaxBodyBytes).
+func (s *Server) decodeJSONLimit(w http.ResponseWriter, r *http.Request, dst any, limit int64) error {
+	limit = min(limit, s.cfg.MaxBodyBytes)
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
 			return fmt.Errorf("%w: %q, expected application/json", ErrUnsupportedMediaType, ct)
 		}
 	}
-	if r.ContentLength > s.cfg.MaxJSONBytes {
-		return fmt.Errorf("%w: %d bytes declared, a JSON body may have at most %d", ErrBodyTooLarge, r.ContentLength, s.cfg.MaxJSONBytes)
+	if r.ContentLength > limit {
+		return fmt.Errorf("%w: %d bytes declared, a JSON body may have at most %d", ErrBodyTooLarge, r.ContentLength, limit)
 	}
 	body := r.Body
 	if body == nil {
 		body = http.NoBody
 	}
-	return decodeJSONBody(http.MaxBytesReader(w, body, s.cfg.MaxJSONBytes), dst)
+	return decodeJSONBody(http.MaxBytesReader(w, body, limit), dst)
 }
 
 // decodeJSONBody is the reader half of decodeJSON (fuzzed separately).

@@ -60,6 +60,9 @@ type dockResults struct {
 		Error  string `json:"error"`
 	} `json:"failures"`
 	NextCursor *string `json:"next_cursor"`
+	// FailuresNext (first page only) continues the failures with
+	// ?kind=failures.
+	FailuresNext *string `json:"failures_next_cursor"`
 }
 
 // dockCmd submits a docking job to a running server, follows it with a
@@ -192,6 +195,19 @@ func printDockResults(ctx context.Context, c *apiClient, jobPath string, w io.Wr
 		if cursor == "" {
 			for _, f := range page.Failures {
 				failures = append(failures, fmt.Sprintf("failed %s: %s", f.Ligand, f.Error))
+			}
+			// The first page carries the first failures; the rest are
+			// paged apart.
+			for next := page.FailuresNext; next != nil && *next != ""; {
+				var fp dockResults
+				q := url.Values{"kind": {"failures"}, "limit": {"1000"}, "cursor": {*next}}
+				if err := c.json(ctx, http.MethodGet, jobPath+"/results?"+q.Encode(), nil, http.StatusOK, &fp); err != nil {
+					return err
+				}
+				for _, f := range fp.Failures {
+					failures = append(failures, fmt.Sprintf("failed %s: %s", f.Ligand, f.Error))
+				}
+				next = fp.NextCursor
 			}
 		}
 		if page.NextCursor == nil || *page.NextCursor == "" {

@@ -345,3 +345,8 @@ func orderedFloat(dst []byte, f float64) []byte {
 var nan = math.NaN()
 
 func isNaN(n numeric) bool { return math.IsNaN(n.f) }
+
+// OrderedFloat appends the 8-byte order-preserving encoding of f the
+// numeric range index uses (byte order is numeric order; -0 and +0 are
+// equal), for keys of other ordered indexes.
+func OrderedFloat(dst []byte, f float64) []byte { return orderedFloat(dst, f) }

@@ -62,6 +62,17 @@ func (t *Task) newCommitter(ctx context.Context, j jobs.Job, rec ontology.Dockin
 	if err != nil {
 		return nil, nil, err
 	}
+	// A job stored without a results index (an earlier version) gets it
+	// here, from the results just read.
+	indexMu.Lock()
+	ok, err := t.hasIndex(ctx, rec.IRI)
+	if err == nil && !ok {
+		err = t.rebuildIndex(ctx, rec, rs)
+	}
+	indexMu.Unlock()
+	if err != nil {
+		return nil, nil, err
+	}
 	done := map[string]bool{}
 	for _, r := range rs {
 		done[r.Ligand] = true
@@ -148,6 +159,8 @@ func (c *committer) add(ctx context.Context, outs []work.DockOutcome) (added, dr
 		}
 		qs = append(qs, iqs...)
 		d.g.Quads = append(d.g.Quads, qs...)
+		// The ligand's results index entry commits with its graph.
+		d.g.Side = append(d.g.Side, indexEntry(c.j.IRI, o.Ligand, k, poses, failure))
 		d.have[o.Ligand] = true
 		if failure != nil {
 			d.failed++

@@ -27,8 +27,14 @@ import (
 // JobIDPrefix starts every docking job id.
 const JobIDPrefix = "dock"
 
-// MaxLigands bounds the ligands of one job (API.md).
-const MaxLigands = 10_000
+// MaxLigands bounds the ligands of one job. It was 10,000 (API.md) until
+// results were paged from the results index (index.go); what bounds it now
+// is the job's inputs graph and record (one mg:ligand and one prov:used
+// quad per ligand, the record's ligand list: about 25 MB of quads and
+// 10 MB of record for 100,000 ligands, read when the job starts, resumes
+// and on each status or results request) and the committer's map of
+// ligand ids (about 10 MB).
+const MaxLigands = 100_000
 
 // Errors of docking job submission, wrapped with the operation.
 var (
@@ -238,6 +244,12 @@ func splitResults(j quad.IRI, qs []quad.Quad) map[string][]quad.Quad {
 // readResults reads results graph g (nil if it does not exist yet) and
 // decodes its ligands' results.
 func (t *Task) readResults(ctx context.Context, j, g quad.IRI) (map[string]LigandResult, error) {
+	return t.readSomeResults(ctx, j, g, nil)
+}
+
+// readSomeResults is readResults decoding only the ligands in only (all
+// when nil): a page needs a few ligands of each graph it reads.
+func (t *Task) readSomeResults(ctx context.Context, j, g quad.IRI, only map[string]bool) (map[string]LigandResult, error) {
 	// Match, not Graph: the quads need no sorting here.
 	var qs []quad.Quad
 	err := t.store.Match(ctx, graph.Pattern{Label: g}, func(q quad.Quad) error {
@@ -249,6 +261,9 @@ func (t *Task) readResults(ctx context.Context, j, g quad.IRI) (map[string]Ligan
 	}
 	out := map[string]LigandResult{}
 	for lig, lq := range splitResults(j, qs) {
+		if only != nil && !only[lig] {
+			continue
+		}
 		poses, failure, err := ontology.DockingResultFromQuads(lq)
 		if err != nil {
 			return nil, fmt.Errorf("docking job %s: ligand %s: %w", j, lig, err)
@@ -472,6 +487,10 @@ func (t *Task) NewJob(ctx context.Context, id string, req Request) (jobs.Job, er
 	agent := quad.IRI(t.base + "id/agent/vina-" + t.vina.Version())
 	in := ontology.DockingInputsQuads(job.IRI, recIRI, ligIRIs, agent, t.vina.Name(), t.vina.Version())
 	if err := t.store.PutGraph(ctx, InputsIRI(job.IRI), in); err != nil {
+		return fail(err)
+	}
+	// The job's results index is complete: it has no results yet.
+	if err := t.store.PutSide(ctx, []graph.SideEntry{markerEntry(job.IRI)}); err != nil {
 		return fail(err)
 	}
 	return job, nil
