@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -81,17 +81,34 @@ func (w *Worker) Serve(ctx context.Context) error {
 	}
 	slots := max(1, w.Slots)
 	w.running = map[*run]bool{}
+	// The coordinator creates the task consumers (Enqueue): a worker
+	// binds them, it has no permission to create or change one. Until
+	// the first unit of its kind and engine is queued there is nothing
+	// to bind: it tries again.
 	cons := map[string]jetstream.Consumer{}
 	var kinds []string
 	for kind := range w.Exec {
-		c, err := js.CreateOrUpdateConsumer(ctx, n.tasks(), jetstream.ConsumerConfig{Durable: n.taskConsumer(kind, w.Engine),
-			FilterSubject: n.taskFilter(kind, w.Engine), AckPolicy: jetstream.AckExplicitPolicy, AckWait: cfg.AckWait,
-			MaxDeliver: cfg.MaxDeliver, MaxAckPending: cfg.MaxAckPending})
-		if err != nil {
-			return fmt.Errorf("jsq: worker: consumer for %s: %w", kind, err)
-		}
-		cons[kind] = c
 		kinds = append(kinds, kind)
+	}
+	slices.Sort(kinds)
+	waiting := map[string]bool{}
+	bind := func() {
+		for _, kind := range kinds {
+			if cons[kind] != nil {
+				continue
+			}
+			c, err := js.Consumer(ctx, n.tasks(), n.taskConsumer(kind, w.Engine))
+			if err != nil {
+				if !waiting[kind] && ctx.Err() == nil {
+					waiting[kind] = true
+					cfg.Logger.Info("jsq: worker: no task consumer yet (no unit of this kind and engine queued); retrying",
+						"kind", kind, "engine", w.Engine, "err", err)
+				}
+				continue
+			}
+			waiting[kind] = false
+			cons[kind] = c
+		}
 	}
 	sub, err := w.NC.Subscribe(n.cancel(), func(m *nats.Msg) { w.stopJob(quad.IRI(m.Data), errCancelled) })
 	if err != nil {
@@ -164,6 +181,11 @@ func (w *Worker) Serve(ctx context.Context) error {
 		}
 	}()
 	for ctx.Err() == nil {
+		bind()
+		if len(cons) == 0 {
+			sleep(ctx, time.Second)
+			continue
+		}
 		for kind, c := range cons {
 			free := slots - len(sem)
 			if free == 0 {
@@ -184,14 +206,23 @@ func (w *Worker) Serve(ctx context.Context) error {
 				sleep(ctx, time.Second)
 				continue
 			}
+			// Heartbeats follow the consumer's ack wait (the
+			// coordinator's), or this worker's when shorter.
+			ackWait := cfg.AckWait
+			if ci := c.CachedInfo(); ci != nil && ci.Config.AckWait > 0 {
+				ackWait = min(ackWait, ci.Config.AckWait)
+			}
 			for m := range b.Messages() {
 				sem <- struct{}{}
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					defer func() { <-sem }()
-					w.runOne(bg, js, n, cfg, kind, m)
+					w.runOne(bg, js, n, cfg, ackWait, kind, m)
 				}()
+			}
+			if err := b.Error(); errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, nats.ErrNoResponders) {
+				delete(cons, kind) // bound again once the coordinator recreates it
 			}
 		}
 	}
@@ -224,7 +255,7 @@ func (w *Worker) stopAll(cause error) int {
 }
 
 // runOne runs the unit of message m.
-func (w *Worker) runOne(ctx context.Context, js jetstream.JetStream, n names, cfg Config, kind string, m jetstream.Msg) {
+func (w *Worker) runOne(ctx context.Context, js jetstream.JetStream, n names, cfg Config, ackWait time.Duration, kind string, m jetstream.Msg) {
 	var u queue.Unit
 	if err := json.Unmarshal(m.Data(), &u); err != nil || u.Kind != kind {
 		_ = m.Term() // not a unit: never deliver it again
@@ -248,7 +279,7 @@ func (w *Worker) runOne(ctx context.Context, js jetstream.JetStream, n names, cf
 	// Heartbeats keep a long unit from being redelivered.
 	hb := make(chan struct{})
 	go func() {
-		t := time.NewTicker(cfg.AckWait / 3)
+		t := time.NewTicker(ackWait / 3)
 		defer t.Stop()
 		for {
 			select {
