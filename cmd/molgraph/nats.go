@@ -34,7 +34,7 @@ import (
 func natsClientOptions(urlDefault string) []option {
 	return []option{
 		{"nats-url", "MOLGRAPH_NATS_URL", urlDefault, "NATS servers (comma-separated nats:// or tls:// URLs); serve: embedded runs a server inside the process"},
-		{"nats-creds", "MOLGRAPH_NATS_CREDS", "none", "NATS credentials: an nkey seed file (the one serve generates) or a .creds file; required off loopback"},
+		{"nats-creds", "MOLGRAPH_NATS_CREDS", "none", "NATS credentials: an nkey seed file (the workers' one serve generates, least privileges) or a .creds file; required off loopback"},
 		{"nats-tls-ca", "MOLGRAPH_NATS_TLS_CA", "none", "CA certificate (PEM) the NATS servers' certificates are checked against"},
 		{"nats-deployment", "MOLGRAPH_NATS_DEPLOYMENT", "molgraph", "deployment id: the prefix of the streams and subjects, so deployments sharing a NATS cluster stay apart"},
 		{"nats-ack-wait", "MOLGRAPH_NATS_ACK_WAIT", "60s", "a unit whose worker stops sending heartbeats is given to another worker after this"},

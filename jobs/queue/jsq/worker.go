@@ -16,7 +16,9 @@ import (
 )
 
 // Worker runs units fetched from the deployment's task stream; it
-// implements queue.Worker. It fetches only as many units as it has free
+// implements queue.Worker. It binds the durable task consumer of each of
+// its kinds and its engine (the coordinator's Enqueue creates them:
+// WorkerPermissions allow no consumer change), fetches only as many units as it has free
 // slots (never a buffered consumer: buffered units would age against the
 // ack wait), sends a heartbeat (InProgress) every AckWait/3 while a unit
 // runs, publishes the outcome and waits for the stream's ack before
