@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cayleygraph/quad"
@@ -18,12 +19,14 @@ import (
 // Worker runs units fetched from the deployment's task stream; it
 // implements queue.Worker. It binds the durable task consumer of each of
 // its kinds and its engine (the coordinator's Enqueue creates them:
-// WorkerPermissions allow no consumer change), fetches only as many units as it has free
-// slots (never a buffered consumer: buffered units would age against the
-// ack wait), sends a heartbeat (InProgress) every AckWait/3 while a unit
-// runs, publishes the outcome and waits for the stream's ack before
-// acknowledging the unit, and fences itself (stops its units without
-// acknowledging them) when cut off from NATS for AckWait/2.
+// WorkerPermissions allow no consumer change), fetches only as many
+// units as it has free slots (never a buffered consumer: buffered units
+// would age against the ack wait), sends a heartbeat (InProgress) every
+// AckWait/3 while a unit runs, publishes the outcome and waits for the
+// stream's ack before acknowledging the unit, and fences itself (stops
+// its units without acknowledging them) when cut off from NATS for
+// AckWait/2. AckWait is the consumers' (the coordinator's setting) when
+// shorter than its Config's.
 type Worker struct {
 	NC     *nats.Conn
 	Config Config
@@ -94,6 +97,10 @@ func (w *Worker) Serve(ctx context.Context) error {
 	}
 	slices.Sort(kinds)
 	waiting := map[string]bool{}
+	// The ack wait is the consumers' (the coordinator's setting), or
+	// this worker's when shorter: heartbeats and fencing follow it.
+	var ackWait atomic.Int64
+	ackWait.Store(int64(cfg.AckWait))
 	bind := func() {
 		for _, kind := range kinds {
 			if cons[kind] != nil {
@@ -110,6 +117,9 @@ func (w *Worker) Serve(ctx context.Context) error {
 			}
 			waiting[kind] = false
 			cons[kind] = c
+			if a := c.CachedInfo().Config.AckWait; a > 0 && int64(a) < ackWait.Load() {
+				ackWait.Store(int64(a))
+			}
 		}
 	}
 	sub, err := w.NC.Subscribe(n.cancel(), func(m *nats.Msg) { w.stopJob(quad.IRI(m.Data), errCancelled) })
@@ -137,7 +147,7 @@ func (w *Worker) Serve(ctx context.Context) error {
 			if w.NC.Status() != nats.CONNECTED {
 				if downSince.IsZero() {
 					downSince = time.Now()
-				} else if time.Since(downSince) > cfg.AckWait/2 {
+				} else if time.Since(downSince) > time.Duration(ackWait.Load())/2 {
 					if n := w.stopAll(errFenced); n > 0 {
 						cfg.Logger.Warn("cut off from NATS: units stopped without an ack (another worker gets them)", "units", n)
 					}
@@ -208,19 +218,13 @@ func (w *Worker) Serve(ctx context.Context) error {
 				sleep(ctx, time.Second)
 				continue
 			}
-			// Heartbeats follow the consumer's ack wait (the
-			// coordinator's), or this worker's when shorter.
-			ackWait := cfg.AckWait
-			if ci := c.CachedInfo(); ci != nil && ci.Config.AckWait > 0 {
-				ackWait = min(ackWait, ci.Config.AckWait)
-			}
 			for m := range b.Messages() {
 				sem <- struct{}{}
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					defer func() { <-sem }()
-					w.runOne(bg, js, n, cfg, ackWait, kind, m)
+					w.runOne(bg, js, n, cfg, time.Duration(ackWait.Load()), kind, m)
 				}()
 			}
 			if err := b.Error(); errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, nats.ErrNoResponders) {
