@@ -34,7 +34,7 @@ import (
 func natsClientOptions(urlDefault string) []option {
 	return []option{
 		{"nats-url", "MOLGRAPH_NATS_URL", urlDefault, "NATS servers (comma-separated nats:// or tls:// URLs); serve: embedded runs a server inside the process"},
-		{"nats-creds", "MOLGRAPH_NATS_CREDS", "none", "NATS credentials: an nkey seed file (the one serve generates) or a .creds file; required off loopback"},
+		{"nats-creds", "MOLGRAPH_NATS_CREDS", "none", "NATS credentials: an nkey seed file (the workers' one serve generates, least privileges) or a .creds file; required off loopback"},
 		{"nats-tls-ca", "MOLGRAPH_NATS_TLS_CA", "none", "CA certificate (PEM) the NATS servers' certificates are checked against"},
 		{"nats-deployment", "MOLGRAPH_NATS_DEPLOYMENT", "molgraph", "deployment id: the prefix of the streams and subjects, so deployments sharing a NATS cluster stay apart"},
 		{"nats-ack-wait", "MOLGRAPH_NATS_ACK_WAIT", "60s", "a unit whose worker stops sending heartbeats is given to another worker after this"},
@@ -75,9 +75,7 @@ func loadNATS(s settings, serve bool) (natsConfig, error) {
 	var e error
 	c.ackWait, e = s.duration("nats-ack-wait")
 	errs = append(errs, e)
-	if c.deployment == "" || strings.ContainsAny(c.deployment, ". *>\t\n") {
-		errs = append(errs, fmt.Errorf("%w: %s: %q is not a deployment id (letters, digits, - and _)", errUsage, s.src["nats-deployment"], c.deployment))
-	}
+	errs = append(errs, checkDeployment(s, c.deployment))
 	if serve {
 		c.queue, e = s.oneOf("queue", "local", "nats")
 		errs = append(errs, e)
@@ -96,6 +94,14 @@ func loadNATS(s settings, serve bool) (natsConfig, error) {
 		errs = append(errs, fmt.Errorf("%w: %s: the URL of the NATS servers is required", errUsage, s.src["nats-url"]))
 	}
 	return c, errors.Join(errs...)
+}
+
+// checkDeployment rejects a deployment id that is not one subject token.
+func checkDeployment(s settings, dep string) error {
+	if dep == "" || strings.ContainsAny(dep, ". *>\t\n") {
+		return fmt.Errorf("%w: %s: %q is not a deployment id (letters, digits, - and _)", errUsage, s.src["nats-deployment"], dep)
+	}
+	return nil
 }
 
 func (c natsConfig) jsq(replicas int) jsq.Config {
@@ -120,11 +126,16 @@ func credsOption(path string) (nats.Option, error) {
 
 // natsConnect connects to the servers of c.url. Off loopback it requires
 // credentials and TLS (a tls:// URL or a CA file): receptors and ligands
-// are customers' data.
-func natsConnect(c natsConfig, name string, log *slog.Logger) (*nats.Conn, error) {
+// are customers' data. extra: more options (a worker's inbox prefix).
+func natsConnect(c natsConfig, name string, log *slog.Logger, extra ...nats.Option) (*nats.Conn, error) {
 	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { log.Warn("NATS disconnected", "error", err) }),
-		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS reconnected", "server", nc.ConnectedUrlRedacted()) })}
+		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS reconnected", "server", nc.ConnectedUrlRedacted()) }),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			// A denied subject (permissions) arrives here only.
+			log.Warn("NATS error", "error", err)
+		})}
+	opts = append(opts, extra...)
 	remote, tlsURL := false, false
 	for _, u := range strings.Split(c.url, ",") {
 		pu, err := url.Parse(strings.TrimSpace(u))
@@ -152,8 +163,17 @@ func natsConnect(c natsConfig, name string, log *slog.Logger) (*nats.Conn, error
 	return nats.Connect(c.url, opts...)
 }
 
+// workerInbox is the inbox prefix of the worker and workers commands: the
+// only inboxes the workers' permissions let them subscribe to.
+func workerInbox(c natsConfig) nats.Option {
+	return nats.CustomInboxPrefix(jsq.WorkerInbox(c.deployment))
+}
+
 // embeddedSeedFile is where serve keeps the nkey seed of its embedded
-// server's one user (workers connect with it: --nats-creds).
+// server's worker user (workers connect with it: --nats-creds; the
+// permissions of jsq.WorkerPermissions). serve itself connects in process
+// as a second user whose key never leaves its memory. Before session 13
+// this seed was serve's too: the same file stays the workers' seed.
 func embeddedSeedFile(dataDir string) string { return filepath.Join(dataDir, "nats", "worker.nk") }
 
 // embeddedUser returns the public key of the embedded server's user,
@@ -206,16 +226,17 @@ func natsQueue(ctx context.Context, c natsConfig, dataDir string, stdout io.Writ
 			}
 			tc = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		}
-		srv, err = jsq.StartEmbedded(jsq.EmbeddedOptions{Dir: filepath.Join(dataDir, "jetstream"), Listen: c.listen,
-			Users: []string{pub}, TLS: tc})
+		coord, coordOpt, err := jsq.NewCoordinator()
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		seed, err := credsOption(embeddedSeedFile(dataDir))
-		if err == nil {
-			nc, err = jsq.ConnectInProcess(srv, "molgraph-serve", seed)
-		}
+		perms := jsq.WorkerPermissions(c.deployment)
+		srv, err = jsq.StartEmbedded(jsq.EmbeddedOptions{Dir: filepath.Join(dataDir, "jetstream"), Listen: c.listen,
+			Users: []jsq.User{coord, {Nkey: pub, Permissions: &perms}}, TLS: tc})
 		if err != nil {
+			return nil, nil, nil, err
+		}
+		if nc, err = jsq.ConnectInProcess(srv, "molgraph-serve", coordOpt); err != nil {
 			srv.Shutdown()
 			return nil, nil, nil, err
 		}

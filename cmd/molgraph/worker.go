@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -39,12 +40,19 @@ func workerOptions() []option {
 // of batch records from NATS JetStream with no access to the graph, until
 // SIGTERM (then it drains).
 func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
-	s, rest, err := parseOptions("worker", workerOptions(), nil, args, stderr, getenv)
+	var printPerms bool
+	s, rest, err := parseOptions("worker", workerOptions(), func(fs *flag.FlagSet) {
+		fs.BoolVar(&printPerms, "print-permissions", false,
+			"print the NATS permissions a worker of --nats-deployment needs (JSON: the permissions block of a nats-server user) and exit")
+	}, args, stderr, getenv)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, rest)
+	}
+	if printPerms {
+		return printWorkerPermissions(s, stdout)
 	}
 	nc, err := loadNATS(s, false)
 	if err != nil {
@@ -104,7 +112,7 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return fmt.Errorf("chem pool: %w", err)
 	}
 	defer pool.Close()
-	conn, err := natsConnect(nc, "molgraph-worker "+name, log)
+	conn, err := natsConnect(nc, "molgraph-worker "+name, log, workerInbox(nc))
 	if err != nil {
 		return err
 	}
@@ -155,6 +163,20 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	return errors.Join(errs...)
 }
 
+// printWorkerPermissions prints the permissions block of the workers'
+// NATS user for an operator's nats-server configuration (the same list the
+// embedded server gives its worker user) and the inbox prefix it assumes.
+func printWorkerPermissions(s settings, stdout io.Writer) error {
+	dep := strings.TrimSpace(s.str("nats-deployment"))
+	if err := checkDeployment(s, dep); err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(jsq.WorkerPermissions(dep))
+}
+
 // workersCmd is "molgraph workers": the live workers and the queued and
 // in-flight units of a deployment, as JSON.
 func workersCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv env) error {
@@ -169,7 +191,7 @@ func workersCmd(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if err != nil {
 		return err
 	}
-	conn, err := natsConnect(nc, "molgraph-workers", newLogger(io.Discard, serveConfig{}))
+	conn, err := natsConnect(nc, "molgraph-workers", newLogger(io.Discard, serveConfig{}), workerInbox(nc))
 	if err != nil {
 		return err
 	}

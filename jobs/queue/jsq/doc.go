@@ -16,6 +16,9 @@
 //     route), entries expire after WorkerTTL;
 //   - subject mg.<dep>.cancel: running units of a cancelled job stop.
 //
+// WorkerPermissions are the least privileges of the workers' NATS user
+// (the coordinator's has every permission, in process only).
+//
 // StartEmbedded runs a nats-server inside the serving process. Only this
 // package and cmd/molgraph import nats-io.
 package jsq

@@ -18,9 +18,9 @@ type EmbeddedOptions struct {
 	// Listen is the client listener host:port; "none" listens nowhere
 	// (in-process clients only).
 	Listen string
-	// Users are the nkey public keys allowed to connect (none: no
+	// Users are the nkey users allowed to connect (none: no
 	// authentication, allowed only without a listener or on loopback).
-	Users []string
+	Users []User
 	TLS   *tls.Config // client TLS (required off loopback)
 	// MaxMemory and MaxStore bound JetStream (defaults 64 MiB, 10 GiB).
 	MaxMemory, MaxStore int64
@@ -86,7 +86,11 @@ func StartEmbedded(o EmbeddedOptions) (*server.Server, error) {
 		}
 	}
 	for _, u := range o.Users {
-		opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: u})
+		nu := &server.NkeyUser{Nkey: u.Nkey, Permissions: u.Permissions.server()}
+		if u.InProcess {
+			nu.AllowedConnectionTypes = map[string]struct{}{"IN_PROCESS": {}} // jwt.ConnectionTypeInProcess
+		}
+		opts.Nkeys = append(opts.Nkeys, nu)
 	}
 	if c := o.Cluster; c != nil {
 		h, p, err := net.SplitHostPort(c.Listen)
@@ -116,7 +120,7 @@ func StartEmbedded(o EmbeddedOptions) (*server.Server, error) {
 }
 
 // ConnectInProcess connects to an embedded server without a socket
-// (seedFile: the nkey seed when the server requires one).
+// (opts: the user's nkey option when the server requires one).
 func ConnectInProcess(s *server.Server, name string, opts ...nats.Option) (*nats.Conn, error) {
 	return nats.Connect("", append([]nats.Option{nats.InProcessServer(s), nats.Name(name), nats.MaxReconnects(-1)}, opts...)...)
 }

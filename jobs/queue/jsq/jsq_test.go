@@ -18,19 +18,15 @@ import (
 	"github.com/molgraph/molgraph/jobs/queue/queuetest"
 )
 
+// TestJetStreamConformance runs the suite on an embedded server with
+// the two users of serve: the coordinator (in process, every permission)
+// and the workers (WorkerPermissions, through the listener). A worker
+// that needed a subject its permissions deny fails the case.
 func TestJetStreamConformance(t *testing.T) {
 	queuetest.Run(t, func(t *testing.T) *queuetest.Harness {
-		s, err := StartEmbedded(EmbeddedOptions{Dir: t.TempDir(), Listen: "none"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Shutdown)
-		nc, err := ConnectInProcess(s, "coordinator")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
 		cfg := Config{Deployment: "test", Options: queuetest.Options, ResultAckWait: queuetest.Options.AckWait}
+		a := startAuth(t, cfg.Deployment)
+		nc := a.coordinator(t)
 		q, err := New(context.Background(), nc, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -49,11 +45,12 @@ func TestJetStreamConformance(t *testing.T) {
 				}
 			},
 			NewWorker: func(name string, slots int, exec queue.Executor) queue.Worker {
-				wnc, err := ConnectInProcess(s, name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(wnc.Close)
+				wnc, denied := a.worker(t, name)
+				t.Cleanup(func() {
+					if d := denied(); len(d) > 0 {
+						t.Errorf("worker %s was denied: %q", name, d)
+					}
+				})
 				return &Worker{NC: wnc, Config: cfg, Name: name, Slots: slots, Engine: queuetest.Engine,
 					Exec: map[string]queue.Executor{queuetest.Kind: exec}}
 			}}
@@ -64,18 +61,11 @@ func TestJetStreamConformance(t *testing.T) {
 // from the object store, then from its cache; a corrupt cache entry is
 // fetched again.
 func TestInputs(t *testing.T) {
-	s, err := StartEmbedded(EmbeddedOptions{Dir: t.TempDir(), Listen: "none"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Shutdown()
-	nc, err := ConnectInProcess(s, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	ctx := context.Background()
 	cfg := Config{Deployment: "inputs"}
+	a := startAuth(t, cfg.Deployment)
+	nc := a.coordinator(t)
+	wnc, denied := a.worker(t, "w")
+	ctx := context.Background()
 	q, err := New(ctx, nc, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +81,7 @@ func TestInputs(t *testing.T) {
 		t.Fatalf("second put: %s %v", again, err)
 	}
 	dir := t.TempDir()
-	w := &Inputs{NC: nc, Config: cfg, CacheDir: dir}
+	w := &Inputs{NC: wnc, Config: cfg, CacheDir: dir} // with the workers' permissions
 	for i := range 2 {
 		got, err := w.GetInput(ctx, sha)
 		if err != nil || !bytes.Equal(got, data) {
@@ -106,6 +96,15 @@ func TestInputs(t *testing.T) {
 	}
 	if _, err := w.GetInput(ctx, strings.Repeat("0", 64)); !errors.Is(err, queue.ErrFault) {
 		t.Errorf("unknown input: %v, want a worker fault", err)
+	}
+	if d := denied(); len(d) > 0 {
+		t.Errorf("the worker was denied: %q", d)
+	}
+	// A worker cannot put an input.
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if _, err := w.PutInput(pctx, []byte("forged receptor")); err == nil {
+		t.Error("a worker put an input")
 	}
 }
 

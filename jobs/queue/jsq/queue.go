@@ -97,8 +97,9 @@ type Queue struct {
 	gaveUp int
 }
 
-// Setup creates or updates the deployment's streams, consumers of kind
-// engines aside (workers bind those), and worker bucket.
+// Setup creates or updates the deployment's streams and buckets; the task
+// consumers of each kind and engine are created by Enqueue (workers bind
+// them).
 func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 	cfg = cfg.withDefaults()
 	n := names{token(cfg.Deployment)}
@@ -178,6 +179,9 @@ func isTaken(err error) bool {
 func (q *Queue) Enqueue(ctx context.Context, units []queue.Unit) (int, error) {
 	const window = 256
 	added := 0
+	if err := q.taskConsumers(ctx, units); err != nil {
+		return 0, err
+	}
 	for start := 0; start < len(units); start += window {
 		end := min(start+window, len(units))
 		futs := make([]jetstream.PubAckFuture, 0, end-start)
@@ -206,6 +210,28 @@ func (q *Queue) Enqueue(ctx context.Context, units []queue.Unit) (int, error) {
 		}
 	}
 	return added, nil
+}
+
+// taskConsumers creates (or updates to this coordinator's settings) the
+// durable consumer of each kind and engine among units: workers only
+// bind them. At every Enqueue, not once: a wiped or recreated stream
+// loses its consumers.
+func (q *Queue) taskConsumers(ctx context.Context, units []queue.Unit) error {
+	done := map[string]bool{}
+	for _, u := range units {
+		name := q.n.taskConsumer(u.Kind, u.Engine)
+		if done[name] {
+			continue
+		}
+		done[name] = true
+		_, err := q.js.CreateOrUpdateConsumer(ctx, q.n.tasks(), jetstream.ConsumerConfig{Durable: name,
+			FilterSubject: q.n.taskFilter(u.Kind, u.Engine), AckPolicy: jetstream.AckExplicitPolicy, AckWait: q.cfg.AckWait,
+			MaxDeliver: q.cfg.MaxDeliver, MaxAckPending: q.cfg.MaxAckPending})
+		if err != nil {
+			return fmt.Errorf("jsq: enqueue: task consumer %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // Outcomes implements queue.Queue with the durable consumer res-<job>.

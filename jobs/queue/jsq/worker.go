@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cayleygraph/quad"
@@ -16,12 +17,16 @@ import (
 )
 
 // Worker runs units fetched from the deployment's task stream; it
-// implements queue.Worker. It fetches only as many units as it has free
-// slots (never a buffered consumer: buffered units would age against the
-// ack wait), sends a heartbeat (InProgress) every AckWait/3 while a unit
-// runs, publishes the outcome and waits for the stream's ack before
-// acknowledging the unit, and fences itself (stops its units without
-// acknowledging them) when cut off from NATS for AckWait/2.
+// implements queue.Worker. It binds the durable task consumer of each of
+// its kinds and its engine (the coordinator's Enqueue creates them:
+// WorkerPermissions allow no consumer change), fetches only as many
+// units as it has free slots (never a buffered consumer: buffered units
+// would age against the ack wait), sends a heartbeat (InProgress) every
+// AckWait/3 while a unit runs, publishes the outcome and waits for the
+// stream's ack before acknowledging the unit, and fences itself (stops
+// its units without acknowledging them) when cut off from NATS for
+// AckWait/2. AckWait is the consumers' (the coordinator's setting) when
+// shorter than its Config's.
 type Worker struct {
 	NC     *nats.Conn
 	Config Config
@@ -81,17 +86,41 @@ func (w *Worker) Serve(ctx context.Context) error {
 	}
 	slots := max(1, w.Slots)
 	w.running = map[*run]bool{}
+	// The coordinator creates the task consumers (Enqueue): a worker
+	// binds them, it has no permission to create or change one. Until
+	// the first unit of its kind and engine is queued there is nothing
+	// to bind: it tries again.
 	cons := map[string]jetstream.Consumer{}
 	var kinds []string
 	for kind := range w.Exec {
-		c, err := js.CreateOrUpdateConsumer(ctx, n.tasks(), jetstream.ConsumerConfig{Durable: n.taskConsumer(kind, w.Engine),
-			FilterSubject: n.taskFilter(kind, w.Engine), AckPolicy: jetstream.AckExplicitPolicy, AckWait: cfg.AckWait,
-			MaxDeliver: cfg.MaxDeliver, MaxAckPending: cfg.MaxAckPending})
-		if err != nil {
-			return fmt.Errorf("jsq: worker: consumer for %s: %w", kind, err)
-		}
-		cons[kind] = c
 		kinds = append(kinds, kind)
+	}
+	slices.Sort(kinds)
+	waiting := map[string]bool{}
+	// The ack wait is the consumers' (the coordinator's setting), or
+	// this worker's when shorter: heartbeats and fencing follow it.
+	var ackWait atomic.Int64
+	ackWait.Store(int64(cfg.AckWait))
+	bind := func() {
+		for _, kind := range kinds {
+			if cons[kind] != nil {
+				continue
+			}
+			c, err := js.Consumer(ctx, n.tasks(), n.taskConsumer(kind, w.Engine))
+			if err != nil {
+				if !waiting[kind] && ctx.Err() == nil {
+					waiting[kind] = true
+					cfg.Logger.Info("jsq: worker: no task consumer yet (no unit of this kind and engine queued); retrying",
+						"kind", kind, "engine", w.Engine, "err", err)
+				}
+				continue
+			}
+			waiting[kind] = false
+			cons[kind] = c
+			if a := c.CachedInfo().Config.AckWait; a > 0 && int64(a) < ackWait.Load() {
+				ackWait.Store(int64(a))
+			}
+		}
 	}
 	sub, err := w.NC.Subscribe(n.cancel(), func(m *nats.Msg) { w.stopJob(quad.IRI(m.Data), errCancelled) })
 	if err != nil {
@@ -118,7 +147,7 @@ func (w *Worker) Serve(ctx context.Context) error {
 			if w.NC.Status() != nats.CONNECTED {
 				if downSince.IsZero() {
 					downSince = time.Now()
-				} else if time.Since(downSince) > cfg.AckWait/2 {
+				} else if time.Since(downSince) > time.Duration(ackWait.Load())/2 {
 					if n := w.stopAll(errFenced); n > 0 {
 						cfg.Logger.Warn("cut off from NATS: units stopped without an ack (another worker gets them)", "units", n)
 					}
@@ -164,6 +193,11 @@ func (w *Worker) Serve(ctx context.Context) error {
 		}
 	}()
 	for ctx.Err() == nil {
+		bind()
+		if len(cons) == 0 {
+			sleep(ctx, time.Second)
+			continue
+		}
 		for kind, c := range cons {
 			free := slots - len(sem)
 			if free == 0 {
@@ -190,8 +224,11 @@ func (w *Worker) Serve(ctx context.Context) error {
 				go func() {
 					defer wg.Done()
 					defer func() { <-sem }()
-					w.runOne(bg, js, n, cfg, kind, m)
+					w.runOne(bg, js, n, cfg, time.Duration(ackWait.Load()), kind, m)
 				}()
+			}
+			if err := b.Error(); errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, nats.ErrNoResponders) {
+				delete(cons, kind) // bound again once the coordinator recreates it
 			}
 		}
 	}
@@ -224,7 +261,7 @@ func (w *Worker) stopAll(cause error) int {
 }
 
 // runOne runs the unit of message m.
-func (w *Worker) runOne(ctx context.Context, js jetstream.JetStream, n names, cfg Config, kind string, m jetstream.Msg) {
+func (w *Worker) runOne(ctx context.Context, js jetstream.JetStream, n names, cfg Config, ackWait time.Duration, kind string, m jetstream.Msg) {
 	var u queue.Unit
 	if err := json.Unmarshal(m.Data(), &u); err != nil || u.Kind != kind {
 		_ = m.Term() // not a unit: never deliver it again
@@ -248,7 +285,7 @@ func (w *Worker) runOne(ctx context.Context, js jetstream.JetStream, n names, cf
 	// Heartbeats keep a long unit from being redelivered.
 	hb := make(chan struct{})
 	go func() {
-		t := time.NewTicker(cfg.AckWait / 3)
+		t := time.NewTicker(ackWait / 3)
 		defer t.Stop()
 		for {
 			select {
