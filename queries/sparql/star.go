@@ -437,14 +437,22 @@ type starRun struct {
 	// constant objects.
 	pid, oid []uint64
 	lv       []starLevel // lv[j]: the batch entering step j (j >= 1)
-	// Buffers of passBatch and level: the values of a batch's objects,
-	// the flags of those that pass, and a step's candidate objects with
-	// the index of the solution each extends.
+	// Buffers of passBatch and filterFirst: the values of a batch's
+	// objects and the flags of those that pass; cands[j], step j's
+	// candidates (levelFiltered; one per step, since a step's flush runs
+	// the next steps before it is done).
 	kinds []graph.ValueKind
 	bits  []uint64
 	keep  []bool
-	cand  []uint32
-	candT []int32
+	cands []starCands
+}
+
+// starCands are a filtered step's candidate objects, the index of the
+// solution each extends, and whether each passes.
+type starCands struct {
+	o    []uint32
+	t    []int32
+	keep []bool
 }
 
 // evalStar evaluates the star sg of the BGP b in id batches and calls
@@ -621,16 +629,23 @@ func (sr *starRun) levelFiltered(j int) error {
 	st := &sr.sg.steps[j]
 	out := &sr.lv[j+1]
 	cur := sr.curs[j]
+	if sr.cands == nil {
+		sr.cands = make([]starCands, len(sr.sg.steps))
+	}
+	c := &sr.cands[j]
 	flush := func() error {
-		keep := sr.keepBuf(len(sr.cand))
-		if err := sr.passBatch(st, sr.cand, keep); err != nil {
+		if cap(c.keep) < len(c.o) {
+			c.keep = make([]bool, len(c.o))
+		}
+		keep := c.keep[:len(c.o)]
+		if err := sr.passBatch(st, c.o, keep); err != nil {
 			return err
 		}
 		for i, k := range keep {
 			if !k {
 				continue
 			}
-			sr.push(in, int(sr.candT[i]), j, sr.cand[i])
+			sr.push(in, int(c.t[i]), j, c.o[i])
 			if len(out.s) >= starBatch {
 				if err := sr.level(j + 1); err != nil {
 					return err
@@ -638,22 +653,22 @@ func (sr *starRun) levelFiltered(j int) error {
 				out.reset()
 			}
 		}
-		sr.cand, sr.candT = sr.cand[:0], sr.candT[:0]
+		c.o, c.t = c.o[:0], c.t[:0]
 		return nil
 	}
-	sr.cand, sr.candT = sr.cand[:0], sr.candT[:0]
+	c.o, c.t = c.o[:0], c.t[:0]
 	for t, s := range in.s {
 		for _, o := range cur.Seek(uint64(s)) {
-			sr.cand = append(sr.cand, o)
-			sr.candT = append(sr.candT, int32(t))
+			c.o = append(c.o, o)
+			c.t = append(c.t, int32(t))
 		}
-		if len(sr.cand) >= starBatch {
+		if len(c.o) >= starBatch {
 			if err := flush(); err != nil {
 				return err
 			}
 		}
 	}
-	if len(sr.cand) > 0 {
+	if len(c.o) > 0 {
 		if err := flush(); err != nil {
 			return err
 		}
