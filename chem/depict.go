@@ -206,17 +206,10 @@ func ints(s string) ([]int, error) {
 func (p *Pool) call(ctx context.Context, fn func()) error {
 	done := make(chan struct{})
 	j := job{call: func() { defer close(done); fn() }}
-	select {
-	case <-p.quit:
-		return ErrPoolClosed
-	default:
-	}
-	select {
-	case p.queue(ctx) <- j:
-	case <-ctx.Done():
-		return fmt.Errorf("chem: %w", ctx.Err())
-	case <-p.quit:
-		return ErrPoolClosed
+	if err := p.send(ctx, j); err == ErrPoolClosed {
+		return err
+	} else if err != nil {
+		return fmt.Errorf("chem: %w", err)
 	}
 	select {
 	case <-done:

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -23,6 +24,7 @@ type Pool struct {
 	// behind the queue of a batch upload.
 	jobs       chan job
 	background chan job
+	waiting    [2]atomic.Int64 // senders blocked in send: requests, background
 	// 3D embedding: its own slots (see embed.go).
 	embedOpts  EmbedOptions
 	embedder   embedder
@@ -185,12 +187,29 @@ func Background(ctx context.Context) context.Context {
 	return context.WithValue(ctx, backgroundKey{}, true)
 }
 
-// queue is the channel of ctx's priority.
-func (p *Pool) queue(ctx context.Context) chan job {
-	if bg, _ := ctx.Value(backgroundKey{}).(bool); bg {
-		return p.background
+// send hands j to a free worker through the channel of ctx's priority:
+// ErrPoolClosed, or ctx's error when it ends first. waiting counts the
+// senders of each priority blocked here (requests, background).
+func (p *Pool) send(ctx context.Context, j job) error {
+	select {
+	case <-p.quit:
+		return ErrPoolClosed
+	default:
 	}
-	return p.jobs
+	q, w := p.jobs, &p.waiting[0]
+	if bg, _ := ctx.Value(backgroundKey{}).(bool); bg {
+		q, w = p.background, &p.waiting[1]
+	}
+	w.Add(1)
+	defer w.Add(-1)
+	select {
+	case q <- j:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-p.quit:
+		return ErrPoolClosed
+	}
 }
 
 // Close stops the workers and frees their C++ state. Calls of Process in
@@ -261,17 +280,10 @@ func (p *Pool) process(ctx context.Context, in Input) (*Result, error) {
 	}
 	j.flags |= p.flags
 	j.reply = make(chan raw, 1)
-	select {
-	case <-p.quit:
-		return nil, ErrPoolClosed
-	default:
-	}
-	select {
-	case p.queue(ctx) <- j:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("chem: process: %w", ctx.Err())
-	case <-p.quit:
-		return nil, ErrPoolClosed
+	if err := p.send(ctx, j); err == ErrPoolClosed {
+		return nil, err
+	} else if err != nil {
+		return nil, fmt.Errorf("chem: process: %w", err)
 	}
 	var r raw
 	select {

@@ -33,15 +33,28 @@ func TestRequestBeforeBackground(t *testing.T) {
 		order = append(order, name)
 		mu.Unlock()
 	}
+	// blocked waits until n senders of a priority wait for the worker
+	// (a fixed sleep was not enough on a loaded CI machine), then a
+	// little more for the last to reach its channel send.
+	blocked := func(prio int, n int64) {
+		deadline := time.Now().Add(30 * time.Second)
+		for p.waiting[prio].Load() < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d senders of priority %d waiting, want %d", p.waiting[prio].Load(), prio, n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	for range 4 {
 		wg.Add(1)
 		go run("background", Background(ctx))
 	}
-	// Let the background senders block on the worker first.
-	time.Sleep(300 * time.Millisecond)
+	// The background senders block on the worker first.
+	blocked(1, 4)
 	wg.Add(1)
 	go run("request", ctx)
-	time.Sleep(300 * time.Millisecond)
+	blocked(0, 1)
 	close(hold)
 	wg.Wait()
 	if len(order) != 5 || order[0] != "request" {
