@@ -8,8 +8,9 @@ import (
 )
 
 // TestRequestBeforeBackground: with the one worker busy and background
-// (batch) molecules waiting for it, a request's molecule queued after them
-// is processed first.
+// (batch) work waiting for it, a request's work queued after it is taken
+// first. Five rounds: a worker choosing between the two queues at random
+// would pass one round in two.
 func TestRequestBeforeBackground(t *testing.T) {
 	p, err := New(Options{Workers: 1})
 	if err != nil {
@@ -17,25 +18,9 @@ func TestRequestBeforeBackground(t *testing.T) {
 	}
 	defer p.Close()
 	ctx := context.Background()
-	hold, held := make(chan struct{}), make(chan struct{})
-	go p.call(ctx, func() { close(held); <-hold })
-	<-held
-
-	var mu sync.Mutex
-	var order []string
-	var wg sync.WaitGroup
-	run := func(name string, ctx context.Context) {
-		defer wg.Done()
-		if _, err := p.Process(ctx, Input{Format: FormatSMILES, Content: "c1ccccc1O"}); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-		mu.Lock()
-		order = append(order, name)
-		mu.Unlock()
-	}
 	// blocked waits until n senders of a priority wait for the worker
-	// (a fixed sleep was not enough on a loaded CI machine), then a
-	// little more for the last to reach its channel send.
+	// (fixed sleeps were outrun on a loaded CI machine), then a little
+	// more for the last to reach its channel send.
 	blocked := func(prio int, n int64) {
 		deadline := time.Now().Add(30 * time.Second)
 		for p.waiting[prio].Load() < n {
@@ -44,20 +29,45 @@ func TestRequestBeforeBackground(t *testing.T) {
 			}
 			time.Sleep(time.Millisecond)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
-	for range 4 {
+	for round := range 5 {
+		hold, held := make(chan struct{}), make(chan struct{})
+		go p.call(ctx, func() { close(held); <-hold })
+		<-held
+		var mu sync.Mutex
+		var order []string
+		var wg sync.WaitGroup
+		// Each sender's work records its name on the worker's thread:
+		// the order in which the worker took them (the order in which
+		// their callers return is the scheduler's, not the pool's).
+		run := func(name string, ctx context.Context) {
+			defer wg.Done()
+			err := p.call(ctx, func() {
+				mu.Lock()
+				order = append(order, name)
+				mu.Unlock()
+			})
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+		for range 4 {
+			wg.Add(1)
+			go run("background", Background(ctx))
+		}
+		blocked(1, 4) // the background senders wait first
 		wg.Add(1)
-		go run("background", Background(ctx))
+		go run("request", ctx)
+		blocked(0, 1)
+		close(hold)
+		wg.Wait()
+		if len(order) != 5 || order[0] != "request" {
+			t.Fatalf("round %d: order taken %v, want the request first", round, order)
+		}
 	}
-	// The background senders block on the worker first.
-	blocked(1, 4)
-	wg.Add(1)
-	go run("request", ctx)
-	blocked(0, 1)
-	close(hold)
-	wg.Wait()
-	if len(order) != 5 || order[0] != "request" {
-		t.Fatalf("order of completion %v, want the request first", order)
+	// Process goes through the same queues.
+	if _, err := p.Process(Background(ctx), Input{Format: FormatSMILES, Content: "c1ccccc1O"}); err != nil {
+		t.Fatal(err)
 	}
 }
