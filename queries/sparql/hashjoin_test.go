@@ -159,11 +159,7 @@ func openNativeStore(t testing.TB, graphs map[string][]quad.Quad, opts graph.Opt
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	for g, qs := range graphs {
-		if err := st.PutGraph(context.Background(), quad.IRI(g), qs); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putGraphs(t, st, graphs)
 	return st
 }
 

@@ -27,12 +27,18 @@ func openStore(t testing.TB, graphs map[string][]quad.Quad) *graph.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	putGraphs(t, st, graphs)
+	return st
+}
+
+// putGraphs puts each graph into st.
+func putGraphs(t testing.TB, st *graph.Store, graphs map[string][]quad.Quad) {
+	t.Helper()
 	for g, qs := range graphs {
 		if err := st.PutGraph(context.Background(), quad.IRI(g), qs); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return st
 }
 
 func tr(s, p string, o quad.Value) quad.Quad {

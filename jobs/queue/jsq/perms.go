@@ -4,6 +4,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
+	"slices"
 )
 
 // Permissions are the subjects a NATS user may publish to and subscribe
@@ -49,7 +50,7 @@ func WorkerPermissions(deployment string) Permissions {
 	api := "$JS.API."
 	tasks, workersKV, inputsObj := n.tasks(), "KV_"+n.workers(), "OBJ_"+n.inputs()
 	return Permissions{
-		Publish: SubjectAllow{Allow: []string{
+		Publish: SubjectAllow{Allow: slices.Concat([]string{
 			// Task consumers: bind (info), fetch, acknowledge.
 			api + "CONSUMER.INFO." + tasks + ".*",
 			api + "CONSUMER.MSG.NEXT." + tasks + ".*",
@@ -59,28 +60,16 @@ func WorkerPermissions(deployment string) Permissions {
 			// Presence: the workers bucket (put, delete; list and get
 			// for `molgraph workers`: an ordered consumer of its own).
 			"$KV." + n.workers() + ".>",
-			api + "STREAM.INFO." + workersKV,
-			api + "DIRECT.GET." + workersKV + ".>",
-			api + "STREAM.MSG.GET." + workersKV,
-			api + "CONSUMER.CREATE." + workersKV,
-			api + "CONSUMER.CREATE." + workersKV + ".>",
-			api + "CONSUMER.DELETE." + workersKV + ".>",
-			"$JS.FC." + workersKV + ".>",
+		}, streamReads(api, workersKV),
 			// Inputs: the object store's info, an object's metadata and
 			// its chunks (an ordered consumer of its own).
-			api + "STREAM.INFO." + inputsObj,
-			api + "DIRECT.GET." + inputsObj + ".>",
-			api + "STREAM.MSG.GET." + inputsObj,
-			api + "CONSUMER.CREATE." + inputsObj,
-			api + "CONSUMER.CREATE." + inputsObj + ".>",
-			api + "CONSUMER.DELETE." + inputsObj + ".>",
-			"$JS.FC." + inputsObj + ".>",
-			// `molgraph workers`: unit counts (stream and consumer
-			// state, never a message).
-			api + "STREAM.INFO." + tasks,
-			api + "STREAM.INFO." + n.results(),
-			api + "CONSUMER.LIST." + tasks,
-		}},
+			streamReads(api, inputsObj), []string{
+				// `molgraph workers`: unit counts (stream and consumer
+				// state, never a message).
+				api + "STREAM.INFO." + tasks,
+				api + "STREAM.INFO." + n.results(),
+				api + "CONSUMER.LIST." + tasks,
+			})},
 		Subscribe: SubjectAllow{Allow: []string{WorkerInbox(deployment) + ".>", n.cancel()}},
 	}
 }
@@ -117,4 +106,20 @@ func NewCoordinator() (User, nats.Option, error) {
 		return User{}, nil, err
 	}
 	return User{Nkey: pub, InProcess: true}, nats.Nkey(pub, kp.Sign), nil
+}
+
+// streamReads are the subjects that read the KV bucket or object store
+// whose stream is stream through an ordered consumer of its own: the
+// stream's info, direct and message gets, creating and deleting that
+// consumer, and its flow control.
+func streamReads(api, stream string) []string {
+	return []string{
+		api + "STREAM.INFO." + stream,
+		api + "DIRECT.GET." + stream + ".>",
+		api + "STREAM.MSG.GET." + stream,
+		api + "CONSUMER.CREATE." + stream,
+		api + "CONSUMER.CREATE." + stream + ".>",
+		api + "CONSUMER.DELETE." + stream + ".>",
+		"$JS.FC." + stream + ".>",
+	}
 }
