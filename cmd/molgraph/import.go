@@ -41,7 +41,11 @@ func moleculeServices(cfg serveConfig, store *graph.Store, tmp *subproc.TempDirs
 		if err != nil {
 			return handlers.MoleculeServices{}, handlers.DockingServices{}, nil, fmt.Errorf("chem 3D helper: %w", err)
 		}
-		embed.Helper = func() *exec.Cmd { return exec.Command(exe, embedHelperCommand) }
+		embed.Helper = func() *exec.Cmd {
+			c := exec.Command(exe, embedHelperCommand)
+			c.Env = subproc.Environ() // not the server's MOLGRAPH_* configuration and key
+			return c
+		}
 	}
 	pool, err := chem.New(chem.Options{Workers: cfg.chemWorkers, Embed: embed, Max2DHeavyAtoms: c3.max2DHeavyAtoms, Nice: cfg.chemNice})
 	if err != nil {

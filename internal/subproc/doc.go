@@ -16,6 +16,9 @@
 // every child at once; a cancelled context or a timeout kills the child's
 // whole process group.
 //
+// A child sees only the variables Environ passes on: never the server's
+// MOLGRAPH_* configuration (the bootstrap API key among it).
+//
 // Captured output is bounded (Cmd.MaxStdout, Cmd.MaxStderr): a program
 // that writes without end costs no more memory than the bound.
 //

@@ -70,7 +70,8 @@ type Output struct {
 	CPU time.Duration
 }
 
-// Run runs c and waits for it. The child is its own process group leader
+// Run runs c and waits for it, with the environment Environ gives. The
+// child is its own process group leader
 // and gets SIGKILL when the server dies (see the package comment); when
 // ctx is cancelled or c.Timeout passes, the whole group gets SIGKILL. The
 // output captured so far is returned with every error.
@@ -87,6 +88,7 @@ func Run(ctx context.Context, c Cmd) (Output, error) {
 	stderr := &capture{max: orDefault(c.MaxStderr, DefaultMaxStderr)}
 	cmd := exec.CommandContext(rctx, c.Path, c.Args...)
 	cmd.Dir = c.Dir
+	cmd.Env = Environ()
 	cmd.Stdin = c.Stdin
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = sysProcAttr()

@@ -19,6 +19,30 @@ import (
 	"github.com/molgraph/molgraph/internal/sharedtest"
 )
 
+// TestRunEnvironment: a child sees PATH and the locale, never the
+// server's MOLGRAPH_* configuration (the bootstrap key) or other secrets
+// in the server's environment.
+func TestRunEnvironment(t *testing.T) {
+	t.Setenv("MOLGRAPH_API_KEY", "bootstrap-secret")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "cloud-secret")
+	t.Setenv("LC_ALL", "C")
+	out, err := Run(context.Background(), Cmd{Path: "env"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := "\n" + string(out.Stdout)
+	for _, want := range []string{"\nPATH=", "\nLC_ALL=C\n"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("child environment lacks %q:%s", want[1:], env)
+		}
+	}
+	for _, secret := range []string{"bootstrap-secret", "cloud-secret", "MOLGRAPH_"} {
+		if strings.Contains(env, secret) {
+			t.Errorf("child environment holds %q:%s", secret, env)
+		}
+	}
+}
+
 // TestRunOutputBounded: output past MaxStdout is read and dropped (the
 // child is not blocked and finishes), OnStdout still sees all of it; a
 // program that writes without end is stopped by its timeout with no more
