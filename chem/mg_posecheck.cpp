@@ -189,17 +189,17 @@ std::vector<std::vector<int>> matchAll(const ROMol &mol, const char *smarts) {
   return out;
 }
 
-int check(const std::string &smiles, const std::string &sdf,
-          const double *receptor, int nrec, const mg_posecheck_params &p,
-          std::string &out, std::string &err) {
-  if (sdf.find('\0') != std::string::npos ||
-      smiles.find('\0') != std::string::npos) {
+// readPoses reads the SD records of sdf (at most max of them; 0: all):
+// each a 3D molecule within max_heavy_atoms, all of one molecule, with
+// stereo assigned from the coordinates.
+int readPoses(const std::string &sdf, const mg_posecheck_params &p, size_t max,
+              std::vector<std::unique_ptr<RWMol>> &poses, std::string &err) {
+  if (sdf.find('\0') != std::string::npos) {
     err = "input contains a NUL byte";
     return MG_POSECHECK_BAD_INPUT;
   }
-  double t0 = threadMicros();
-  std::vector<std::unique_ptr<RWMol>> poses;
   for (const auto &block : splitRecords(sdf)) {
+    if (max > 0 && poses.size() == max) break;
     std::unique_ptr<RWMol> m;
     try {
       m.reset(MolBlockToMol(block, true, false, true));
@@ -240,6 +240,54 @@ int check(const std::string &smiles, const std::string &sdf,
     err = "no poses";
     return MG_POSECHECK_BAD_INPUT;
   }
+  return MG_POSECHECK_OK;
+}
+
+// energyReference fills ref with the mean UFF energy of relaxed conformers
+// of mol (the energy_ratio's denominator): ETKDGv3 conformers embedded one
+// at a time (seeds seed, seed+1, ...) so that the CPU budget bounds the
+// ensemble (one ETKDG attempt on a large ring can take seconds, and RDKit
+// cannot be interrupted inside one), each relaxed for uff_iters.
+void energyReference(const ROMol &mol, const mg_posecheck_params &p, mg_pose_ref &ref) {
+  double t0 = threadMicros();
+  ref.atoms = static_cast<int>(mol.getNumAtoms());
+  ref.mean_energy = std::numeric_limits<double>::quiet_NaN();
+  ref.uff_ok = UFF::getAtomTypes(mol).second ? 1 : 0;
+  if (ref.uff_ok && p.conformers > 0) {
+    RWMol ens(mol);
+    ens.clearConformers();
+    DGeomHelpers::EmbedParameters ep = DGeomHelpers::ETKDGv3;
+    ep.randomSeed = p.seed;
+    ep.useRandomCoords = true;
+    ep.numThreads = 1;
+    ep.maxIterations = p.embed_attempts;
+    ep.clearConfs = false;
+    for (int c = 0; c < p.conformers; ++c) {
+      if (c > 0 && threadMicros() - t0 > p.ensemble_cpu_ms * 1e3) break;
+      ep.randomSeed = p.seed + c;
+      DGeomHelpers::EmbedMolecule(ens, ep);
+    }
+    if (ens.getNumConformers() > 0) {
+      std::vector<std::pair<int, double>> res;
+      UFF::UFFOptimizeMoleculeConfs(ens, res, 1, p.uff_iters, 10.0, true);
+      double sum = 0;
+      for (const auto &r : res) sum += r.second;
+      if (!res.empty()) ref.mean_energy = sum / res.size();
+    }
+  }
+  ref.micros = threadMicros() - t0;
+}
+
+int check(const std::string &smiles, const std::string &sdf,
+          const double *receptor, int nrec, const mg_posecheck_params &p,
+          const mg_pose_ref *given, std::string &out, std::string &err) {
+  if (smiles.find('\0') != std::string::npos) {
+    err = "input contains a NUL byte";
+    return MG_POSECHECK_BAD_INPUT;
+  }
+  double t0 = threadMicros();
+  std::vector<std::unique_ptr<RWMol>> poses;
+  if (int rc = readPoses(sdf, p, 0, poses, err); rc != MG_POSECHECK_OK) return rc;
   const ROMol &first = *poses.front();
   const unsigned n = first.getNumAtoms();
 
@@ -286,34 +334,21 @@ int check(const std::string &smiles, const std::string &sdf,
   doubles = matchAll(first, kFlatDoubleBond);
   double t1 = threadMicros();
 
-  // The energy reference: relaxed conformers of the same molecule.
-  double meanEnergy = std::numeric_limits<double>::quiet_NaN();
-  bool uffOK = UFF::getAtomTypes(first).second;
-  if (uffOK && p.conformers > 0) {
-    RWMol ens(first);
-    ens.clearConformers();
-    DGeomHelpers::EmbedParameters ep = DGeomHelpers::ETKDGv3;
-    ep.randomSeed = p.seed;
-    ep.useRandomCoords = true;
-    ep.numThreads = 1;
-    ep.maxIterations = p.embed_attempts;
-    ep.clearConfs = false;
-    // One conformer at a time (seeds seed, seed+1, ...) so that the CPU
-    // budget bounds the ensemble: one ETKDG attempt on a large ring can take
-    // seconds, and RDKit cannot be interrupted inside one.
-    for (int c = 0; c < p.conformers; ++c) {
-      if (c > 0 && threadMicros() - t1 > p.ensemble_cpu_ms * 1e3) break;
-      ep.randomSeed = p.seed + c;
-      DGeomHelpers::EmbedMolecule(ens, ep);
+  // The energy reference: relaxed conformers of the same molecule, built
+  // here unless the caller built it beforehand (mg_pose_reference).
+  mg_pose_ref energy{};
+  if (given && given->atoms > 0) {
+    if (given->atoms != static_cast<int>(n)) {
+      err = "the energy reference is of a molecule of " + std::to_string(given->atoms) +
+            " atoms, the poses have " + std::to_string(n);
+      return MG_POSECHECK_BAD_INPUT;
     }
-    if (ens.getNumConformers() > 0) {
-      std::vector<std::pair<int, double>> res;
-      UFF::UFFOptimizeMoleculeConfs(ens, res, 1, p.uff_iters, 10.0, true);
-      double sum = 0;
-      for (const auto &r : res) sum += r.second;
-      if (!res.empty()) meanEnergy = sum / res.size();
-    }
+    energy = *given;
+  } else {
+    energyReference(first, p, energy);
   }
+  const double meanEnergy = energy.mean_energy;
+  const bool uffOK = energy.uff_ok != 0;
   double t2 = threadMicros();
 
   Line l;
@@ -407,16 +442,40 @@ int check(const std::string &smiles, const std::string &sdf,
 
 extern "C" {
 
+int mg_pose_reference(const char *sdf, size_t sdf_len, const mg_posecheck_params *p,
+                      mg_pose_ref *ref, char **err) {
+  *err = nullptr;
+  *ref = mg_pose_ref{};
+  try {
+    std::string e;
+    std::vector<std::unique_ptr<RWMol>> mols;
+    int rc = readPoses(std::string(sdf ? sdf : "", sdf ? sdf_len : 0), *p, 1, mols, e);
+    if (rc != MG_POSECHECK_OK) {
+      *err = mg::cString(e);
+      return rc;
+    }
+    energyReference(*mols.front(), *p, *ref);
+    return MG_POSECHECK_OK;
+  } catch (const std::exception &e) {
+    *err = mg::cString(std::string("pose energy reference: ") + e.what());
+  } catch (...) {
+    *err = mg::cString("pose energy reference: unknown error");
+  }
+  *ref = mg_pose_ref{};
+  return MG_POSECHECK_ERROR;
+}
+
 int mg_posecheck(const char *smiles, size_t smiles_len, const char *sdf,
                  size_t sdf_len, const double *receptor, int n_receptor,
-                 const mg_posecheck_params *p, char **out, char **err) {
+                 const mg_posecheck_params *p, const mg_pose_ref *ref,
+                 char **out, char **err) {
   *out = nullptr;
   *err = nullptr;
   try {
     std::string o, e;
     int rc = check(std::string(smiles ? smiles : "", smiles ? smiles_len : 0),
                    std::string(sdf ? sdf : "", sdf ? sdf_len : 0), receptor,
-                   n_receptor, *p, o, e);
+                   n_receptor, *p, ref, o, e);
     if (rc == MG_POSECHECK_OK) {
       *out = mg::cString(o);
     } else {

@@ -35,6 +35,24 @@ enum {
   MG_POSECHECK_ERROR = -1       // anything else
 };
 
+// mg_pose_ref is the energy reference of one molecule: the mean UFF
+// energy of its relaxed conformers, the denominator of energy_ratio.
+typedef struct {
+  int atoms;           // atoms of the molecule, hydrogens included (0: none)
+  int uff_ok;          // UFF has parameters for every atom
+  double mean_energy;  // NaN: no conformer embedded (or !uff_ok)
+  double micros;       // CPU of building it (thread clock)
+} mg_pose_ref;
+
+// mg_pose_reference builds the energy reference of the molecule of the
+// first SD record of sdf (read as mg_posecheck reads a pose; its
+// coordinates are not used), so that it can be built before the poses
+// exist and given to mg_posecheck. Statuses as mg_posecheck's; on any
+// but MG_POSECHECK_OK *err says why (free it with mg_free). Never throws.
+int mg_pose_reference(const char *sdf, size_t sdf_len,
+                      const mg_posecheck_params *p, mg_pose_ref *ref,
+                      char **err);
+
 // mg_posecheck checks every pose of one ligand. sdf holds the poses, one
 // SD record each (all atoms, hydrogens included, same atom order);
 // smiles is the isomeric SMILES of the molecule that was docked (the
@@ -47,10 +65,13 @@ enum {
 //
 // pose is the 0-based record number, pass 1, 0 or "-" (not computed),
 // value a number or "-". On any other status *err says why. Free both
-// with mg_free. Never throws.
+// with mg_free. ref, when not NULL and ref->atoms > 0, is the energy
+// reference of the poses' molecule (mg_pose_reference; another atom count
+// is MG_POSECHECK_BAD_INPUT); NULL: it is built here. Never throws.
 int mg_posecheck(const char *smiles, size_t smiles_len, const char *sdf,
                  size_t sdf_len, const double *receptor, int n_receptor,
-                 const mg_posecheck_params *p, char **out, char **err);
+                 const mg_posecheck_params *p, const mg_pose_ref *ref,
+                 char **out, char **err);
 
 // mg_vdw_radius returns RDKit's van der Waals radius of an element
 // (PeriodicTable::getRvdw), or a negative number for an unknown symbol.

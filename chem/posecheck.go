@@ -170,43 +170,94 @@ var (
 	ErrTooLargeForPoseCheck = errors.New("too large for pose checks")
 )
 
+// PoseReference is the energy reference of one molecule's pose checks:
+// the mean UFF energy of PoseConformers relaxed conformers, the
+// denominator of energy_ratio. It depends on the molecule only, so it can
+// be built while the molecule docks (Pool.PoseReference) and given to
+// CheckPoses, which otherwise builds it itself.
+type PoseReference struct {
+	ref C.mg_pose_ref
+}
+
+// Micros is the CPU the reference took to build (thread clock).
+func (r *PoseReference) Micros() float64 { return float64(r.ref.micros) }
+
+// PoseReference builds the energy reference of the molecule of sdf's
+// first record (a molblock of the molecule that will be docked, with all
+// its hydrogens, in the atom order of its poses; its coordinates are not
+// used). Errors as CheckPoses's.
+func (p *Pool) PoseReference(ctx context.Context, sdf []byte) (*PoseReference, error) {
+	r := &PoseReference{}
+	var msg string
+	var rc C.int
+	err := p.call(ctx, func() {
+		params := poseCheckParams()
+		cd, nd := borrow(string(sdf))
+		var cerr *C.char
+		rc = C.mg_pose_reference(cd, nd, &params, &r.ref, &cerr)
+		msg = gostr(cerr)
+		C.mg_free(unsafe.Pointer(cerr))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := poseCheckStatus(rc, msg); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // CheckPoses runs the pose checks on the poses of one ligand: sdf holds
 // them as SD records (all hydrogens, one atom order), smiles is the
 // isomeric SMILES of the molecule that was docked (the stereo reference),
 // receptor the receptor's heavy atoms (none: the protein check is not
-// computed). It runs on a worker thread of the pool; ctx bounds the wait
-// for a worker (the checks themselves are bounded by MaxPoseCheckHeavyAtoms,
+// computed), ref the molecule's energy reference (nil: built here). It
+// runs on a worker thread of the pool; ctx bounds the wait for a worker
+// (the checks themselves are bounded by MaxPoseCheckHeavyAtoms,
 // PoseConformers, PoseUFFIterations and PoseEnsembleCPUMillis).
-func (p *Pool) CheckPoses(ctx context.Context, smiles string, sdf []byte, receptor []ReceptorAtom) (*PoseCheckReport, error) {
+func (p *Pool) CheckPoses(ctx context.Context, smiles string, sdf []byte, receptor []ReceptorAtom, ref *PoseReference) (*PoseCheckReport, error) {
 	if n := strings.Count(string(sdf), "$$$$"); n > MaxPoseCheckPoses {
 		return nil, fmt.Errorf("chem: pose checks: %w: %d poses, more than %d", ErrPoseCheckInput, n, MaxPoseCheckPoses)
 	}
 	var text, msg string
 	var rc C.int
-	err := p.call(ctx, func() { text, msg, rc = checkPoses(smiles, string(sdf), receptor) })
+	err := p.call(ctx, func() { text, msg, rc = checkPoses(smiles, string(sdf), receptor, ref) })
 	if err != nil {
 		return nil, err
 	}
-	switch rc {
-	case C.MG_POSECHECK_OK:
-	case C.MG_POSECHECK_BAD_INPUT:
-		return nil, fmt.Errorf("chem: pose checks: %w: %s", ErrPoseCheckInput, msg)
-	case C.MG_POSECHECK_TOO_LARGE:
-		return nil, fmt.Errorf("chem: pose checks: %w: %s", ErrTooLargeForPoseCheck, msg)
-	default:
-		return nil, fmt.Errorf("chem: pose checks: %s", msg)
+	if err := poseCheckStatus(rc, msg); err != nil {
+		return nil, err
 	}
 	return parsePoseChecks(text)
 }
 
-func checkPoses(smiles, sdf string, receptor []ReceptorAtom) (string, string, C.int) {
-	params := C.mg_posecheck_params{
+// poseCheckStatus maps a status of mg_posecheck or mg_pose_reference.
+func poseCheckStatus(rc C.int, msg string) error {
+	switch rc {
+	case C.MG_POSECHECK_OK:
+		return nil
+	case C.MG_POSECHECK_BAD_INPUT:
+		return fmt.Errorf("chem: pose checks: %w: %s", ErrPoseCheckInput, msg)
+	case C.MG_POSECHECK_TOO_LARGE:
+		return fmt.Errorf("chem: pose checks: %w: %s", ErrTooLargeForPoseCheck, msg)
+	default:
+		return fmt.Errorf("chem: pose checks: %s", msg)
+	}
+}
+
+// poseCheckParams are the package's constants as mg_posecheck takes them.
+func poseCheckParams() C.mg_posecheck_params {
+	return C.mg_posecheck_params{
 		bond_tol: PoseBondTolerance, angle_tol: PoseAngleTolerance, clash_ratio: PoseClashRatio,
 		flat_tol: PoseFlatnessTolerance, protein_ratio: PoseProteinRatio, protein_search: PoseProteinSearch,
 		energy_ratio_max: PoseEnergyRatio, conformers: PoseConformers, uff_iters: PoseUFFIterations,
 		embed_attempts: PoseEmbedAttempts, ensemble_cpu_ms: PoseEnsembleCPUMillis, seed: PoseEmbedSeed,
 		max_heavy_atoms: MaxPoseCheckHeavyAtoms,
 	}
+}
+
+func checkPoses(smiles, sdf string, receptor []ReceptorAtom, ref *PoseReference) (string, string, C.int) {
+	params := poseCheckParams()
 	cs, ns := borrow(smiles)
 	cd, nd := borrow(sdf)
 	var rec *C.double
@@ -215,8 +266,12 @@ func checkPoses(smiles, sdf string, receptor []ReceptorAtom) (string, string, C.
 		// (x, y, z, r) array C reads; it holds no Go pointers.
 		rec = (*C.double)(unsafe.Pointer(&receptor[0]))
 	}
+	var cref *C.mg_pose_ref
+	if ref != nil {
+		cref = &ref.ref // plain C numbers, no Go pointers
+	}
 	var out, cerr *C.char
-	rc := C.mg_posecheck(cs, ns, cd, nd, rec, C.int(len(receptor)), &params, &out, &cerr)
+	rc := C.mg_posecheck(cs, ns, cd, nd, rec, C.int(len(receptor)), &params, cref, &out, &cerr)
 	text, msg := gostr(out), gostr(cerr)
 	C.mg_free(unsafe.Pointer(out))
 	C.mg_free(unsafe.Pointer(cerr))

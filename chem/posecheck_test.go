@@ -2,6 +2,7 @@ package chem
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -98,6 +99,50 @@ func editAtoms(t *testing.T, sdf string, f func(i int, el string, p [3]float64) 
 	return strings.Join(ls, "\n")
 }
 
+// TestPoseReferenceAhead: the energy reference built before the checks
+// (PoseReference, as a docking job builds it while the ligand docks)
+// gives the energy ratio RDKit Python gives for the crystal imatinib, and
+// the checks then build no ensemble; a reference of another molecule is
+// refused.
+func TestPoseReferenceAhead(t *testing.T) {
+	ctx := context.Background()
+	sdf := corpus1iep(t, "vina-examples/1iep/1iep_ligand.sdf")
+	ref, err := testPool.PoseReference(ctx, sdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Micros() <= 0 {
+		t.Errorf("reference CPU %v us", ref.Micros())
+	}
+	r, err := testPool.CheckPoses(ctx, imatinibH, sdf, receptor1iep(t), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := checksByName(r.Poses[0])
+	// python3-rdkit (testdata/posecheck_reference.py), as in
+	// TestPoseChecksCrystalImatinib
+	if got, want := value(m[CheckEnergyRatio]), 1.406103; math.Abs(got-want) > 1e-3*want {
+		t.Errorf("energy ratio %v with the reference built ahead, RDKit Python %v", got, want)
+	}
+	if r.EnsembleMicros > 0.1*ref.Micros() {
+		t.Errorf("checks spent %v us on an ensemble although given one (%v us)", r.EnsembleMicros, ref.Micros())
+	}
+	ibu, err := testPool.Structure(ctx, Input{Format: FormatSMILES, Content: "CC(C)Cc1ccc(cc1)[C@@H](C)C(=O)O"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := testPool.PoseReference(ctx, []byte(structureSDF(t, ibu)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := testPool.CheckPoses(ctx, imatinibH, sdf, nil, other); !errors.Is(err, ErrPoseCheckInput) {
+		t.Errorf("imatinib poses with ibuprofen's reference: %v, want ErrPoseCheckInput", err)
+	}
+	if _, err := testPool.PoseReference(ctx, []byte("not a molfile")); !errors.Is(err, ErrPoseCheckInput) {
+		t.Errorf("reference of garbage: %v, want ErrPoseCheckInput", err)
+	}
+}
+
 // imatinibH is the crystal ligand of 1iep as RDKit writes it (protonated piperazine).
 const imatinibH = "Cc1ccc(NC(=O)c2ccc(CN3CC[NH+](C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1"
 
@@ -105,7 +150,7 @@ const imatinibH = "Cc1ccc(NC(=O)c2ccc(CN3CC[NH+](C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)
 // check, and the values equal RDKit Python's.
 func TestPoseChecksCrystalImatinib(t *testing.T) {
 	sdf := corpus1iep(t, "vina-examples/1iep/1iep_ligand.sdf")
-	r, err := testPool.CheckPoses(context.Background(), imatinibH, sdf, receptor1iep(t))
+	r, err := testPool.CheckPoses(context.Background(), imatinibH, sdf, receptor1iep(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +183,7 @@ func TestPoseChecksCrystalImatinib(t *testing.T) {
 // seed 42, reassembled) pass, with RDKit Python's values.
 func TestPoseChecksVinaPoses(t *testing.T) {
 	sdf := corpus1iep(t, "derived/1iep_vina123_exh8_seed42_reassembled.sdf")
-	r, err := testPool.CheckPoses(context.Background(), imatinibH, sdf, receptor1iep(t))
+	r, err := testPool.CheckPoses(context.Background(), imatinibH, sdf, receptor1iep(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +216,7 @@ func TestPoseChecksPlantedDefects(t *testing.T) {
 	rec := receptor1iep(t)
 	run := func(t *testing.T, smiles, sdf string, rec []ReceptorAtom) map[string]PoseCheck {
 		t.Helper()
-		r, err := testPool.CheckPoses(context.Background(), smiles, []byte(sdf), rec)
+		r, err := testPool.CheckPoses(context.Background(), smiles, []byte(sdf), rec, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +304,7 @@ func TestPoseChecksPlantedDefects(t *testing.T) {
 			t.Fatal(err)
 		}
 		const sIbuprofen = "CC(C)Cc1ccc([C@H](C)C(=O)O)cc1"
-		r, err := testPool.CheckPoses(context.Background(), sIbuprofen, s, nil)
+		r, err := testPool.CheckPoses(context.Background(), sIbuprofen, s, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +351,7 @@ func TestPoseChecksBadInput(t *testing.T) {
 		"nul":            {imatinibH, "\x00" + string(crystal)},
 		"2D":             {"CCO", "\n     RDKit          2D\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\n    1.5000    0.0000    0.0000 C   0  0\n    2.0000    1.0000    0.0000 O   0  0\n  1  2  1  0\n  2  3  1  0\nM  END\n$$$$\n"},
 	} {
-		if _, err := testPool.CheckPoses(context.Background(), c.smiles, []byte(c.sdf), nil); err == nil {
+		if _, err := testPool.CheckPoses(context.Background(), c.smiles, []byte(c.sdf), nil, nil); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -321,7 +366,7 @@ func TestPoseChecksBadInput(t *testing.T) {
 		fmt.Fprintf(&b, "%3d%3d  1  0\n", i, i+1)
 	}
 	b.WriteString("M  END\n$$$$\n")
-	if _, err := testPool.CheckPoses(context.Background(), strings.Repeat("C", n), []byte(b.String()), nil); err == nil || !strings.Contains(err.Error(), "too large") {
+	if _, err := testPool.CheckPoses(context.Background(), strings.Repeat("C", n), []byte(b.String()), nil, nil); err == nil || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("long chain: %v", err)
 	}
 }
@@ -340,7 +385,16 @@ func FuzzCheckPoses(f *testing.F) {
 		if len(sdf) > 1<<16 {
 			return
 		}
-		r, err := testPool.CheckPoses(context.Background(), smiles, []byte(sdf), nil)
+		// Half the inputs go through PoseReference first (the reference
+		// a docking job builds ahead), the others build it in the checks.
+		var ref *PoseReference
+		if len(sdf)%2 == 0 {
+			var err error
+			if ref, err = testPool.PoseReference(context.Background(), []byte(sdf)); err != nil {
+				return
+			}
+		}
+		r, err := testPool.CheckPoses(context.Background(), smiles, []byte(sdf), nil, ref)
 		if err != nil {
 			return
 		}
@@ -374,7 +428,7 @@ func BenchmarkCheckPoses(b *testing.B) {
 		b.Run(f[1], func(b *testing.B) {
 			var setup, ens, poses float64
 			for b.Loop() {
-				r, err := testPool.CheckPoses(context.Background(), s.SMILES, []byte(strings.Repeat(sdf, 9)), rec)
+				r, err := testPool.CheckPoses(context.Background(), s.SMILES, []byte(strings.Repeat(sdf, 9)), rec, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -73,23 +73,18 @@ type Pose struct {
 	CheckError string           `json:"check_error,omitempty"`
 }
 
-// CheckPoses runs the pose checks on the poses of one ligand (structure s,
-// the molecule docked) against the receptor's heavy atoms and stores them
-// in the poses. A ligand the checks refuse (too large) or cannot read
-// keeps its poses, with CheckError set; only the end of ctx is an error.
-func CheckPoses(ctx context.Context, pool *chem.Pool, s *chem.Structure, receptor []chem.ReceptorAtom, poses []Pose) error {
-	_, err := checkPoses(ctx, pool, s, receptor, poses)
-	return err
-}
-
-// checkPoses is CheckPoses, also returning the CPU the checks reported
-// (seconds; 0 when they did not run).
-func checkPoses(ctx context.Context, pool *chem.Pool, s *chem.Structure, receptor []chem.ReceptorAtom, poses []Pose) (float64, error) {
+// checkPoses runs the pose checks on the poses of one ligand (structure s,
+// the molecule docked; ref its energy reference, nil: built by the
+// checks) against the receptor's heavy atoms and stores them in the
+// poses. A ligand the checks refuse (too large) or cannot read keeps its
+// poses, with CheckError set; only the end of ctx is an error. It returns
+// the CPU the checks reported (seconds; 0 when they did not run).
+func checkPoses(ctx context.Context, pool *chem.Pool, s *chem.Structure, receptor []chem.ReceptorAtom, poses []Pose, ref *chem.PoseReference) (float64, error) {
 	var sdf []byte
 	for _, p := range poses {
 		sdf = append(sdf, p.SDF...)
 	}
-	r, err := pool.CheckPoses(ctx, s.SMILES, sdf, receptor)
+	r, err := pool.CheckPoses(ctx, s.SMILES, sdf, receptor, ref)
 	if err == nil && len(r.Poses) != len(poses) {
 		err = fmt.Errorf("chem: pose checks: %d reports for %d poses", len(r.Poses), len(poses))
 	}
@@ -439,6 +434,16 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 	// Failed event, delivered after.
 	prepared := make([]*PreparedIsomers, len(units))
 	members := make([][]int, len(units))
+	// refs[i] is the energy reference of the pose checks of unit i when
+	// it docks one form: built while it docks, so that the checks after
+	// its vina run are the poses' own (~0.1 s) and not the conformer
+	// ensemble's (~1 s), which would otherwise lengthen the job past its
+	// last vina run. One at a time (a pool worker stays free for the
+	// preparations and checks the slots wait for); a ligand docked as
+	// several stereoisomers gets its reference from the checks, for the
+	// isomer that wins only.
+	refs := make([]*poseRef, len(units))
+	refSlot := make(chan struct{}, 1)
 	// The receptor side of the pose checks, once per call; a receptor the
 	// batch accepts always has it (Batch checks the same PDBQT).
 	recAtoms, recErr := dk.ReceptorCheckAtoms(receptor)
@@ -487,13 +492,16 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 			members[i] = append(members[i], k)
 		}
 		prepared[i] = p
+		if len(ligs) == 1 {
+			refs[i] = startPoseRef(ctx, d.Pool, p.Structs[members[i][0]], refSlot, &checks)
+		}
 		return ligs, nil
 	}, func(ev dk.Event) {
 		if ev.Kind != dk.Finished && ev.Kind != dk.Failed {
 			return
 		}
-		p, ks := prepared[ev.Index], members[ev.Index]
-		prepared[ev.Index], members[ev.Index] = nil, nil
+		p, ks, ref := prepared[ev.Index], members[ev.Index], refs[ev.Index]
+		prepared[ev.Index], members[ev.Index], refs[ev.Index] = nil, nil, nil
 		if d.Stages != nil {
 			for _, mo := range ev.Members {
 				d.Stages.runs.Add(1)
@@ -547,10 +555,10 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 					for i := range poses {
 						poses[i].CheckError = recErr.Error()
 					}
-				} else if cpu, err := checkPoses(ctx, d.Pool, s, recAtoms, poses); err != nil {
+				} else if cpu, err := checkPoses(ctx, d.Pool, s, recAtoms, poses, ref.wait(ctx)); err != nil {
 					return // ctx ended: the ligand is docked again
 				} else if d.Stages != nil {
-					d.Stages.checkMicros.Add(int64(cpu * 1e6))
+					d.Stages.checkMicros.Add(int64((cpu + ref.cpu()) * 1e6))
 				}
 				o.Poses, o.Isomer = poses, best+1
 			}
@@ -558,6 +566,66 @@ func (d *Docker) DockEach(ctx context.Context, job DockJob, receptor []byte, uni
 		}()
 	})
 	return err
+}
+
+// poseRef is an energy reference of the pose checks being built
+// (startPoseRef). A nil *poseRef is one never started.
+type poseRef struct {
+	done chan struct{}
+	ref  *chem.PoseReference // nil when it failed: the checks build it
+}
+
+// startPoseRef builds the energy reference of s's pose checks on the pool
+// (one at a time through slot) on a goroutine counted by wg.
+func startPoseRef(ctx context.Context, pool *chem.Pool, s *chem.Structure, slot chan struct{}, wg *sync.WaitGroup) *poseRef {
+	r := &poseRef{done: make(chan struct{})}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(r.done)
+		select {
+		case slot <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		defer func() { <-slot }()
+		sdf, err := s.Molblock("", nil)
+		if err != nil {
+			return
+		}
+		r.ref, _ = pool.PoseReference(ctx, sdf) // an error: the checks meet it again and say so
+	}()
+	return r
+}
+
+// wait returns the reference once built (nil when it was never started,
+// failed, or ctx ended first).
+func (r *poseRef) wait(ctx context.Context) *chem.PoseReference {
+	if r == nil {
+		return nil
+	}
+	select {
+	case <-r.done:
+		return r.ref
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// cpu is the CPU seconds the reference took (0 when there is none).
+func (r *poseRef) cpu() float64 {
+	if r == nil {
+		return 0
+	}
+	select {
+	case <-r.done:
+	default:
+		return 0 // still being built (wait gave up when ctx ended)
+	}
+	if r.ref == nil {
+		return 0
+	}
+	return r.ref.Micros() / 1e6
 }
 
 // Hostname is os.Hostname, "" when unknown.

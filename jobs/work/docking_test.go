@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/molgraph/molgraph/chem"
@@ -102,5 +103,67 @@ func TestPrepareIsomersProtonated(t *testing.T) {
 		if strings.Contains(iso.SMILES, "-]") || !strings.HasSuffix(iso.InChIKey, "-N") {
 			t.Errorf("ibuprofen without a pH: %+v", iso)
 		}
+	}
+}
+
+// TestPoseRefAhead: the energy reference a docking job builds while a
+// ligand docks (startPoseRef, from the prepared structure's molblock)
+// gives its poses the energy ratio the checks compute when they build the
+// reference themselves; a reference whose context ended is none (the
+// checks then build it), and so is one never started.
+func TestPoseRefAhead(t *testing.T) {
+	pool, err := chem.NewPool(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ctx := context.Background()
+	imatinib := "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1"
+	s, err := pool.Structure(ctx, chem.Input{Format: chem.FormatSMILES, Content: imatinib})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdf, err := s.Molblock("pose", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdf = append(sdf, "$$$$\n"...)
+	var wg sync.WaitGroup
+	slot := make(chan struct{}, 1)
+	r := startPoseRef(ctx, pool, s, slot, &wg)
+	ref := r.wait(ctx)
+	wg.Wait()
+	if ref == nil || r.cpu() <= 0 {
+		t.Fatalf("reference %v, CPU %v s", ref, r.cpu())
+	}
+	energy := func(ref *chem.PoseReference) float64 {
+		poses := []Pose{{Mode: 1, SDF: sdf}}
+		if _, err := checkPoses(ctx, pool, s, nil, poses, ref); err != nil || poses[0].CheckError != "" {
+			t.Fatalf("checks: %v %s", err, poses[0].CheckError)
+		}
+		for _, c := range poses[0].Checks {
+			if c.Name == chem.CheckEnergyRatio && c.Value != nil {
+				return *c.Value
+			}
+		}
+		t.Fatalf("no energy ratio in %+v", poses[0].Checks)
+		return 0
+	}
+	if ahead, inline := energy(ref), energy(nil); ahead != inline {
+		t.Errorf("energy ratio %v with the reference built ahead, %v built by the checks", ahead, inline)
+	}
+
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	slot <- struct{}{} // the slot is taken: the reference waits for it, then for ctx
+	r = startPoseRef(done, pool, s, slot, &wg)
+	if got := r.wait(ctx); got != nil || r.cpu() != 0 {
+		t.Errorf("reference of an ended context: %v, CPU %v", got, r.cpu())
+	}
+	wg.Wait()
+	<-slot
+	var never *poseRef
+	if never.wait(ctx) != nil || never.cpu() != 0 {
+		t.Error("a reference never started is not none")
 	}
 }
