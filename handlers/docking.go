@@ -332,7 +332,7 @@ func (s *Server) dockingJobView(r *http.Request, d DockingServices, id string) (
 	if !strings.HasPrefix(id, jobsdocking.JobIDPrefix+"-") {
 		return nil, fmt.Errorf("%w: no docking job %q", ErrNotFound, id)
 	}
-	rec, err := d.Task.Record(r.Context(), id)
+	rec, err := d.Task.RecordHead(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -521,7 +521,7 @@ func (s *Server) dockingResults(w http.ResponseWriter, r *http.Request) error {
 	if kind != "" && kind != "results" && kind != "failures" {
 		return badRequest("kind", "%q: want results (the default) or failures", kind)
 	}
-	rec, err := d.Task.Record(r.Context(), id)
+	rec, err := d.Task.RecordHead(r.Context(), id)
 	if err != nil {
 		return err
 	}

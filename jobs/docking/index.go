@@ -118,6 +118,13 @@ func (t *Task) EnsureIndex(ctx context.Context, rec ontology.DockingJobRecord) e
 	if ok, err := t.hasIndex(ctx, rec.IRI); err != nil || ok {
 		return err
 	}
+	if rec.Ligands == nil && rec.Progress.Total > 0 { // a RecordHead: the rebuild needs the ligands
+		full, err := t.Record(ctx, LigandID(rec.IRI))
+		if err != nil {
+			return err
+		}
+		rec = full
+	}
 	rs, err := t.readAllResults(ctx, rec)
 	if err != nil {
 		return err

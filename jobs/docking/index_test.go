@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -448,4 +449,51 @@ func TestIndexLargeJob(t *testing.T) {
 	if bound := 1.5 * share * float64(a3); float64(a1) > bound || float64(a2) > bound {
 		t.Errorf("a page allocates %d and %d bytes, the whole job %d: want at most %.0f", a1, a2, a3, bound)
 	}
+}
+
+// BenchmarkRecordHead reads a job of MOLGRAPH_INDEX_LIGANDS ligands
+// (default 100,000, MaxLigands) as GET /v1/docking/jobs/{id} and each
+// results page read it before (Record: the job and all its inputs) and
+// read it now (RecordHead: the job, its receptor and engine).
+func BenchmarkRecordHead(b *testing.B) {
+	n := MaxLigands
+	if s := os.Getenv("MOLGRAPH_INDEX_LIGANDS"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	st, task := openIndexTask(b, b.TempDir())
+	defer st.Close()
+	ctx := context.Background()
+	id := "dock-head"
+	props, err := propsOf(ontology.DockingSettings{PocketMethod: "box", Size: [3]float64{10, 10, 10}, Exhaustiveness: 8, NumModes: 9, EnergyRange: 3, Seed: 1},
+		ontology.DockingProgress{Total: n})
+	if err != nil {
+		b.Fatal(err)
+	}
+	j := jobs.Job{ID: id, IRI: task.JobIRI(id), Class: ontology.DockingJobClass, Status: jobs.Running, CreatedAt: time.Now(), Props: props}
+	ligs := make([]quad.IRI, n)
+	for i := range ligs {
+		ligs[i] = task.reg.IRI(synthID(i))
+	}
+	in := ontology.DockingInputsQuads(j.IRI, ontology.ResourceIRI(base, ontology.KindReceptor, "rec-1iep"), ligs,
+		quad.IRI(base+"id/agent/vina-1.2.3"), "AutoDock Vina", "1.2.3")
+	if err := st.PutGraph(ctx, j.IRI, j.Quads(base)); err != nil {
+		b.Fatal(err)
+	}
+	if err := st.PutGraph(ctx, InputsIRI(j.IRI), in); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Record", func(b *testing.B) {
+		for b.Loop() {
+			if r, err := task.Record(ctx, id); err != nil || len(r.Ligands) != n {
+				b.Fatal(err, len(r.Ligands))
+			}
+		}
+	})
+	b.Run("RecordHead", func(b *testing.B) {
+		for b.Loop() {
+			if r, err := task.RecordHead(ctx, id); err != nil || r.Progress.Total != n || r.Engine == "" {
+				b.Fatal(err, r)
+			}
+		}
+	})
 }

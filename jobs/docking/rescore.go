@@ -109,7 +109,7 @@ func (t *Task) Rescore(ctx context.Context, req RescoreRequest) (*RescoreResult,
 		if req.PoseMode < 1 || !strings.HasPrefix(req.Job, JobIDPrefix+"-") || !strings.HasPrefix(req.Ligand, "mol-") {
 			return nil, fmt.Errorf("rescore: %w: pose %s/%s/%d", ErrUnknownPose, req.Job, req.Ligand, req.PoseMode)
 		}
-		rec, err := t.Record(ctx, req.Job)
+		rec, err := t.RecordHead(ctx, req.Job)
 		if errors.Is(err, jobs.ErrNotFound) {
 			return nil, fmt.Errorf("rescore: %w: no docking job %s", ErrUnknownPose, req.Job)
 		} else if err != nil {

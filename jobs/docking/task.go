@@ -525,6 +525,41 @@ func (t *Task) Record(ctx context.Context, id string) (ontology.DockingJobRecord
 	return ontology.DockingJobFromQuads(append(qs, in...))
 }
 
+// RecordHead reads a docking job without its ligand list (Ligands nil):
+// the job graph and, of the inputs graph, the receptor and the engine.
+// The job's JSON and a results page need no more, and a job's inputs hold
+// up to MaxLigands ligand IRIs, which Record decodes on every read.
+// Errors as Record's.
+func (t *Task) RecordHead(ctx context.Context, id string) (ontology.DockingJobRecord, error) {
+	iri := t.JobIRI(id)
+	qs, err := t.store.Graph(ctx, iri)
+	if errors.Is(err, graph.ErrNotFound) {
+		return ontology.DockingJobRecord{}, fmt.Errorf("docking job %s: %w", id, jobs.ErrNotFound)
+	} else if err != nil {
+		return ontology.DockingJobRecord{}, err
+	}
+	in := InputsIRI(iri)
+	var agents []quad.IRI
+	collect := func(q quad.Quad) error {
+		qs = append(qs, q)
+		if a, ok := q.Object.(quad.IRI); ok && q.Predicate == ontology.ProvAssociatedWith {
+			agents = append(agents, a)
+		}
+		return nil
+	}
+	for _, p := range []quad.IRI{ontology.MGReceptor, ontology.ProvAssociatedWith} {
+		if err := t.store.Match(ctx, graph.Pattern{Subject: iri, Predicate: p, Label: in}, collect); err != nil {
+			return ontology.DockingJobRecord{}, err
+		}
+	}
+	for _, a := range agents {
+		if err := t.store.Match(ctx, graph.Pattern{Subject: a, Label: in}, collect); err != nil {
+			return ontology.DockingJobRecord{}, err
+		}
+	}
+	return ontology.DockingJobFromQuads(qs)
+}
+
 // Result reads one ligand's result (nil, nil, nil when it has none yet).
 // The result node says which results graph holds it.
 func (t *Task) Result(ctx context.Context, job quad.IRI, ligand string) ([]ontology.DockingPoseRecord, *ontology.DockingFailure, error) {

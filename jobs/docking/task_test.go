@@ -1,12 +1,14 @@
 package docking
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -113,6 +115,19 @@ func (f *fixture) wait(t *testing.T, id string, d time.Duration) ontology.Dockin
 			t.Fatal(err)
 		}
 		if jobs.Status(r.Status).Finished() {
+			// RecordHead is the same record without the ligand list.
+			h, err := f.task.RecordHead(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Ligands != nil || len(r.Ligands) == 0 {
+				t.Errorf("head ligands %v, record ligands %v", h.Ligands, r.Ligands)
+			}
+			full := r
+			full.Ligands = nil
+			if !reflect.DeepEqual(h, full) {
+				t.Errorf("RecordHead %+v\nRecord   %+v", h, full)
+			}
 			return r
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -148,6 +163,27 @@ func TestDock1iep(t *testing.T) {
 	poses, failure, err := f.task.Result(context.Background(), j.IRI, f.mol.ID)
 	if err != nil || failure != nil || len(poses) == 0 {
 		t.Fatalf("result: %v %v %v", poses, failure, err)
+	}
+	// A job whose results index is gone (a data dir older than the
+	// index) paged from its RecordHead, as GET .../results reads it: the
+	// rebuild reads the whole record for the ligands the head lacks.
+	var dels []graph.SideEntry
+	if err := f.store.ScanSide(context.Background(), jobIndexPrefix(j.IRI), func(k, _ []byte) error {
+		dels = append(dels, graph.SideEntry{Key: bytes.Clone(k)})
+		return nil
+	}); err != nil || len(dels) == 0 {
+		t.Fatalf("index entries %d: %v", len(dels), err)
+	}
+	if err := f.store.PutSide(context.Background(), dels); err != nil {
+		t.Fatal(err)
+	}
+	head, err := f.task.RecordHead(context.Background(), j.ID)
+	if err != nil || head.Ligands != nil || head.Progress.Total != 1 {
+		t.Fatalf("head %+v: %v", head, err)
+	}
+	pg, err := f.task.Page(context.Background(), head, IndexAffinity, nil, 10)
+	if err != nil || len(pg.Results) != 1 || pg.Results[0].Ligand != f.mol.ID {
+		t.Fatalf("page from the head after the index was dropped: %+v %v", pg, err)
 	}
 	if poses[0].Affinity != best || poses[0].Mode != 1 {
 		t.Errorf("pose 1: %+v, best %v", poses[0], best)
