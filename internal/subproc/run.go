@@ -71,10 +71,10 @@ type Output struct {
 }
 
 // Run runs c and waits for it, with the environment Environ gives. The
-// child is its own process group leader
-// and gets SIGKILL when the server dies (see the package comment); when
-// ctx is cancelled or c.Timeout passes, the whole group gets SIGKILL. The
-// output captured so far is returned with every error.
+// child is its own process group leader and gets SIGKILL when the server
+// dies (see the package comment); when ctx is cancelled or c.Timeout
+// passes, the whole group gets SIGKILL. The output captured so far is
+// returned with every error.
 func Run(ctx context.Context, c Cmd) (Output, error) {
 	if err := ctx.Err(); err != nil {
 		return Output{}, err

@@ -508,14 +508,22 @@ func propsOf(s ontology.DockingSettings, p ontology.DockingProgress) ([]jobs.Pro
 	return out, nil
 }
 
-// Record reads a docking job (job graph + inputs graph). Errors wrap
-// jobs.ErrNotFound or ontology.ErrInvalidDockingRecord.
-func (t *Task) Record(ctx context.Context, id string) (ontology.DockingJobRecord, error) {
+// jobGraph reads job id's graph (its IRI and quads; an error wrapping
+// jobs.ErrNotFound when there is none).
+func (t *Task) jobGraph(ctx context.Context, id string) (quad.IRI, []quad.Quad, error) {
 	iri := t.JobIRI(id)
 	qs, err := t.store.Graph(ctx, iri)
 	if errors.Is(err, graph.ErrNotFound) {
-		return ontology.DockingJobRecord{}, fmt.Errorf("docking job %s: %w", id, jobs.ErrNotFound)
-	} else if err != nil {
+		return iri, nil, fmt.Errorf("docking job %s: %w", id, jobs.ErrNotFound)
+	}
+	return iri, qs, err
+}
+
+// Record reads a docking job (job graph + inputs graph). Errors wrap
+// jobs.ErrNotFound or ontology.ErrInvalidDockingRecord.
+func (t *Task) Record(ctx context.Context, id string) (ontology.DockingJobRecord, error) {
+	iri, qs, err := t.jobGraph(ctx, id)
+	if err != nil {
 		return ontology.DockingJobRecord{}, err
 	}
 	in, err := t.store.Graph(ctx, InputsIRI(iri))
@@ -531,11 +539,8 @@ func (t *Task) Record(ctx context.Context, id string) (ontology.DockingJobRecord
 // up to MaxLigands ligand IRIs, which Record decodes on every read.
 // Errors as Record's.
 func (t *Task) RecordHead(ctx context.Context, id string) (ontology.DockingJobRecord, error) {
-	iri := t.JobIRI(id)
-	qs, err := t.store.Graph(ctx, iri)
-	if errors.Is(err, graph.ErrNotFound) {
-		return ontology.DockingJobRecord{}, fmt.Errorf("docking job %s: %w", id, jobs.ErrNotFound)
-	} else if err != nil {
+	iri, qs, err := t.jobGraph(ctx, id)
+	if err != nil {
 		return ontology.DockingJobRecord{}, err
 	}
 	in := InputsIRI(iri)
