@@ -215,6 +215,20 @@ func TestWorkerPermissions(t *testing.T) {
 		}
 		return b.String()
 	}
+	// The consumer counts the new unit a moment after the stream stored
+	// it: wait for that, or the count changes between the two states.
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		ci, err := cjs.Consumer(ctx, q.n.tasks(), q.n.taskConsumer("k", "e"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ci.CachedInfo().NumPending == 1 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("task consumer pending %d, want the unit of the other job", ci.CachedInfo().NumPending)
+		}
+	}
 	before := state()
 	cancels, err := nc.SubscribeSync(q.n.cancel())
 	if err != nil {
