@@ -108,7 +108,8 @@ func (t *Task) rebuildIndex(ctx context.Context, rec ontology.DockingJobRecord, 
 }
 
 // EnsureIndex builds job rec's results index from its results graphs
-// when it has none (a job stored by an earlier version).
+// when it has none (a job stored by an earlier version). rec may be a
+// RecordHead: the rebuild then reads the whole record for the ligands.
 func (t *Task) EnsureIndex(ctx context.Context, rec ontology.DockingJobRecord) error {
 	if ok, err := t.hasIndex(ctx, rec.IRI); err != nil || ok {
 		return err
@@ -118,7 +119,7 @@ func (t *Task) EnsureIndex(ctx context.Context, rec ontology.DockingJobRecord) e
 	if ok, err := t.hasIndex(ctx, rec.IRI); err != nil || ok {
 		return err
 	}
-	if rec.Ligands == nil && rec.Progress.Total > 0 { // a RecordHead: the rebuild needs the ligands
+	if rec.Ligands == nil { // a RecordHead (a job has at least one ligand)
 		full, err := t.Record(ctx, LigandID(rec.IRI))
 		if err != nil {
 			return err

@@ -394,15 +394,8 @@ func (ex *exec) substInvariant(n node) bool {
 		}
 		cert := ex.certainOf(b)
 		for _, c := range x.conds {
-			if hasExists(c) {
+			if !readsOnly(c, cert) {
 				return false
-			}
-			vs := varSet{}
-			exprVars(c, vs)
-			for v := range vs {
-				if !cert[v] {
-					return false
-				}
 			}
 		}
 		return true

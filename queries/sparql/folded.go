@@ -120,12 +120,6 @@ func (c *valueCache) fill(vals *graph.TermValues, ids []uint32, kinds []graph.Va
 	}
 }
 
-// foldedNum is idNum without the count: it only reads the (immutable)
-// value column, so the star's helper goroutines call it (star_par.go).
-func foldedNum(vals *graph.TermValues, id uint64) (num, bool) {
-	return numOf(vals.Get(id))
-}
-
 // numOf is the number of a folded value; ok is false when it is none.
 func numOf(tv graph.TermValue) (num, bool) {
 	switch tv.Kind {
